@@ -1,0 +1,27 @@
+# ltrbv: bias and variance of learning-to-rank algorithms.
+# DAG: raw folds -> parsed folds -> per-seed training -> prediction files -> metrics -> tables, figures.
+
+import os
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+
+
+validate(config, schema=os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/train.smk"
+include: "rules/evaluate.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,44 @@
+# Raw folds -> parsed binary caches.
+
+
+rule synthetic_folds:
+    """Write all five folds of a synthetic LETOR dataset (generator in ltrbv.data.synthetic)."""
+    output:
+        expand("results/{{dataset}}/raw/{fold}/{split}.txt", fold=SYNTHETIC_FOLDS, split=SPLITS),
+    params:
+        spec=lambda w: config["datasets"][w.dataset]["synthetic"],
+    log:
+        "results/{dataset}/logs/synthetic_folds.log",
+    benchmark:
+        "results/{dataset}/benchmarks/synthetic_folds.tsv"
+    threads: 1
+    resources:
+        mem_mb=rule_resources("synthetic_folds", "mem_mb", 2000),
+        runtime=rule_resources("synthetic_folds", "runtime", 10),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/synthetic_folds.py"
+
+
+rule parse_split:
+    """Parse one raw LETOR/MSLR/Yahoo text file once into a binary cache (.npz)."""
+    input:
+        lambda w: raw_input(config, w.dataset, w.fold, w.split),
+    output:
+        "results/{dataset}/parsed/{fold}/{split}.npz",
+    params:
+        n_features=lambda w: config["datasets"][w.dataset]["n_features"],
+        label_range=lambda w: config["datasets"][w.dataset]["label_range"],
+    log:
+        "results/{dataset}/logs/parse_split/{fold}/{split}.log",
+    benchmark:
+        "results/{dataset}/benchmarks/parse_split/{fold}/{split}.tsv"
+    threads: 1
+    resources:
+        mem_mb=rule_resources("parse_split", "mem_mb", 4000),
+        runtime=rule_resources("parse_split", "runtime", 20),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/parse_split.py"

@@ -1,0 +1,38 @@
+"""Evaluating score files against a dataset: per-query tables and their means (CLI and workflow)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .data.ranking_data import RankingData
+from .metrics import evaluate
+
+
+def per_query_table(
+    data: RankingData, scores: np.ndarray, metrics, conventions, ties: str = "input-order"
+) -> pd.DataFrame:
+    """Long table with columns qid, n_docs, convention, metric, value (one row per query x metric x convention)."""
+    frames = []
+    for convention in conventions:
+        values = evaluate(scores, data.labels, data.query_offsets, metrics=metrics, convention=convention, ties=ties)
+        for metric in metrics:
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "qid": data.qids,
+                        "n_docs": data.query_sizes,
+                        "convention": convention,
+                        "metric": metric,
+                        "value": values[metric],
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def mean_metrics(table: pd.DataFrame) -> dict:
+    """Mean over queries of each (convention, metric); queries whose value is NaN (excluded) are skipped."""
+    means = table.groupby(["convention", "metric"], sort=False)["value"].mean()
+    return {f"{metric}" if len(table["convention"].unique()) == 1 else f"{conv}:{metric}": float(v)
+            for (conv, metric), v in means.items()}

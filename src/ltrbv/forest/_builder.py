@@ -1,0 +1,183 @@
+"""The tree builder: breadth-first growth with flat node arrays, one compiled call per tree.
+
+Nodes are numbered in creation order and expanded in that order, which is
+breadth-first (a FIFO queue).  A node at depth < ``listwise_depth`` is split by
+the listwise criterion (RF-list: listwise_depth = large; RF-hybrid-L: L;
+RF-point: 0); deeper nodes by the pointwise criterion, or at random for
+RF-rand.  A node becomes a leaf when it is pure, smaller than
+``min_samples_split``, at ``max_depth``, or when no split has positive gain
+(unpruned trees, Ibrahim & Carman 2016 §4.1.3).  A leaf's score is the mean
+label of its training documents, i.e. the expected relevance
+sum_c p(c | leaf) c (eq. 9).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._criteria import node_impurity_sum
+from ._listwise import best_listwise_split
+from ._splitter import best_pointwise_split, partition_samples, random_split
+
+MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding noise
+
+
+@njit(cache=True, nogil=True)
+def build_tree(
+    Xt, labels, gains, samples, n_classes, criterion, listwise_depth, random_splits, max_features,
+    min_samples_leaf, min_samples_split, max_depth, xlogx, rng,
+    doc_query, query_offsets, inverse_ideal_dcg, cum_discount, max_query_size, n_tree_queries, doc_leaf,
+):
+    """Grow one tree on ``samples`` (document indices, grouped by query; permuted in place).
+
+    Returns (feature, threshold, left, right, value, n_samples, depth, gain) trimmed to the node count;
+    ``gain`` is each split node's impurity decrease (pointwise) or mean expected-NDCG increase (listwise).
+    ``doc_leaf`` (size n_docs, -1 outside this tree) is updated to each training document's leaf.
+    """
+    n = samples.size
+    n_features = Xt.shape[0]
+    capacity = 2 * n + 1
+    feature = np.full(capacity, -1, dtype=np.int32)
+    threshold = np.zeros(capacity, dtype=np.float64)
+    left = np.full(capacity, -1, dtype=np.int32)
+    right = np.full(capacity, -1, dtype=np.int32)
+    value = np.zeros(capacity, dtype=np.float64)
+    n_samples = np.zeros(capacity, dtype=np.int32)
+    depth = np.zeros(capacity, dtype=np.int32)
+    gain = np.zeros(capacity, dtype=np.float64)
+    node_start = np.zeros(capacity, dtype=np.int64)
+    node_end = np.zeros(capacity, dtype=np.int64)
+
+    feature_pool = np.empty(n_features, dtype=np.int64)
+    values = np.empty(n, dtype=np.float32)
+    keys = np.empty(n, dtype=np.int64)
+    node_labels = np.empty(n, dtype=np.int64)
+    buffer = np.empty(n, dtype=samples.dtype)
+    class_counts = np.zeros(n_classes, dtype=np.int64)
+    left_counts = np.zeros(n_classes, dtype=np.int64)
+    scratch_bits = np.zeros(1, dtype=np.uint32)
+    use_listwise = listwise_depth > 0 and not random_splits
+    listwise_size = n if use_listwise else 1
+    slot_query = np.empty(listwise_size, dtype=np.int64)
+    slot_start = np.empty(listwise_size, dtype=np.int64)
+    slot_n = np.empty(listwise_size, dtype=np.int64)
+    slot_gain = np.empty(listwise_size, dtype=np.float64)
+    slot_left_n = np.empty(listwise_size, dtype=np.int64)
+    slot_left_gain = np.empty(listwise_size, dtype=np.float64)
+    slot_of_position = np.empty(listwise_size, dtype=np.int64)
+    g_offsets = np.empty(listwise_size + 1, dtype=np.int64)
+    g_score = np.empty(listwise_size, dtype=np.float64)
+    g_count = np.empty(listwise_size, dtype=np.int64)
+    g_gain = np.empty(listwise_size, dtype=np.float64)
+    g_above = np.empty(listwise_size, dtype=np.int64)
+    scratch_scores = np.empty(max_query_size if use_listwise else 1, dtype=np.float64)
+    scratch_gains = np.empty(max_query_size if use_listwise else 1, dtype=np.float64)
+
+    node_start[0] = 0
+    node_end[0] = n
+    label_sum = 0.0
+    for i in range(n):
+        label_sum += labels[samples[i]]
+        doc_leaf[samples[i]] = 0
+    value[0] = label_sum / n
+    n_nodes = 1
+    node = 0
+    while node < n_nodes:
+        start = node_start[node]
+        end = node_end[node]
+        size = end - start
+        n_samples[node] = size
+        for c in range(n_classes):
+            class_counts[c] = 0
+        total = 0.0
+        total_sq = 0.0
+        for i in range(start, end):
+            y = labels[samples[i]]
+            class_counts[y] += 1
+            total += y
+            total_sq += y * y
+        pure = False
+        for c in range(n_classes):
+            if class_counts[c] == size:
+                pure = True
+        if pure or size < min_samples_split or depth[node] >= max_depth:
+            node += 1
+            continue
+        split_feature = -1
+        split_threshold = 0.0
+        split_gain = 0.0
+        if random_splits:
+            split_feature, split_threshold = random_split(Xt, samples, start, end, rng, feature_pool, values)
+        elif depth[node] < listwise_depth:
+            split_feature, split_threshold, change = best_listwise_split(
+                Xt, labels, gains, samples, start, end, node, max_features, min_samples_leaf, rng, feature_pool,
+                values, keys, scratch_bits, doc_query, query_offsets, doc_leaf, value, inverse_ideal_dcg,
+                cum_discount, slot_query, slot_start, slot_n, slot_gain, slot_left_n, slot_left_gain,
+                slot_of_position, g_offsets, g_score, g_count, g_gain, g_above, scratch_scores, scratch_gains,
+            )
+            split_gain = change / n_tree_queries
+        else:
+            parent = node_impurity_sum(class_counts, size, criterion, xlogx, total, total_sq)
+            split_feature, split_threshold, children = best_pointwise_split(
+                Xt, labels, samples, start, end, class_counts, criterion, max_features, min_samples_leaf, xlogx,
+                rng, feature_pool, values, node_labels, keys, left_counts, scratch_bits,
+            )
+            split_gain = (parent - children) / size
+            if split_feature >= 0 and parent - children <= MIN_IMPURITY_DECREASE * max(parent, 1.0):
+                split_feature = -1
+        if split_feature < 0:
+            node += 1
+            continue
+        middle = partition_samples(Xt, split_feature, split_threshold, samples, start, end, buffer)
+        if middle == start or middle == end:  # cannot happen for a valid threshold; stay a leaf
+            node += 1
+            continue
+        feature[node] = split_feature
+        threshold[node] = split_threshold
+        gain[node] = split_gain
+        for child, lo, hi in ((n_nodes, start, middle), (n_nodes + 1, middle, end)):
+            node_start[child] = lo
+            node_end[child] = hi
+            depth[child] = depth[node] + 1
+            child_sum = 0.0
+            for i in range(lo, hi):
+                child_sum += labels[samples[i]]
+                doc_leaf[samples[i]] = child
+            value[child] = child_sum / (hi - lo)
+        left[node] = n_nodes
+        right[node] = n_nodes + 1
+        n_nodes += 2
+        node += 1
+    return (
+        feature[:n_nodes].copy(), threshold[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy(),
+        value[:n_nodes].copy(), n_samples[:n_nodes].copy(), depth[:n_nodes].copy(), gain[:n_nodes].copy(),
+    )
+
+
+@njit(cache=True, nogil=True)
+def predict_tree(X, feature, threshold, left, right, value, out, weight):
+    """out[i] += weight * value of the leaf that row i of X reaches."""
+    for i in range(X.shape[0]):
+        node = 0
+        while feature[node] >= 0:
+            if X[i, feature[node]] <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] += weight * value[node]
+
+
+@njit(cache=True, nogil=True)
+def leaf_of_rows(X, feature, threshold, left, right):
+    """The leaf each row of X reaches."""
+    out = np.empty(X.shape[0], dtype=np.int32)
+    for i in range(X.shape[0]):
+        node = 0
+        while feature[node] >= 0:
+            if X[i, feature[node]] <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = node
+    return out

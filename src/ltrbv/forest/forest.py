@@ -1,0 +1,226 @@
+"""Random forests for ranking (Ibrahim & Carman 2016): the estimator and its orchestration.
+
+One engine, four learners, chosen by ``splitting``:
+
+* ``point``  RF-point: pointwise splits (``criterion`` entropy, Algorithm 3; or mse);
+* ``list``   RF-list: every split maximises the training queries' mean expected NDCG (Algorithm 4);
+* ``hybrid`` RF-hybrid-L: listwise splits above depth ``listwise_levels``, pointwise below (§4.4.3);
+* ``rand``   RF-rand: totally random splits (§6.1.1).
+
+Common to all (§4.1): per-tree query-level sub-sampling without replacement
+(``subsample`` of the training queries), K = floor(log2 M) + 1 candidate
+features per node, unpruned trees, leaf score = expected relevance (eq. 9),
+ensemble score = mean over trees (eq. 10).
+
+Trees are built in parallel threads (the compiled builder releases the GIL);
+tree t draws from its own generator seeded by (random_state, t), so the same
+seed gives bit-identical predictions at any thread count.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data.ranking_data import RankingData
+from ._builder import build_tree, leaf_of_rows, predict_tree
+from ._criteria import CRITERIA, xlogx_table
+from ._listwise import cumulative_discounts
+from ._rng import seed_state
+
+SPLITTINGS = ("point", "list", "hybrid", "rand")
+UNLIMITED = np.iinfo(np.int32).max
+
+
+@dataclass(frozen=True)
+class Tree:
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    n_samples: np.ndarray
+    depth: np.ndarray
+    gain: np.ndarray
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.feature < 0
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.feature < 0))
+
+
+@dataclass
+class RankingForest:
+    """A random forest for ranking with a fit/predict API.
+
+    Parameters follow the paper: ``n_estimators`` trees (500), ``subsample``
+    fraction of training queries per tree without replacement (0.63; RF-x-S5
+    uses 0.05), ``max_features`` K per node (None: floor(log2 M) + 1),
+    ``min_samples_leaf`` n_min (1: unpruned).  Listwise options: ``discount``
+    (``log2``, ``log-power`` with ``discount_power`` alpha, eq. 14,
+    ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k).
+    """
+
+    splitting: str = "point"
+    criterion: str = "entropy"
+    n_estimators: int = 500
+    subsample: float = 0.63
+    max_features: int | None = None
+    min_samples_leaf: int = 1
+    min_samples_split: int = 2
+    max_depth: int | None = None
+    listwise_levels: int = 6
+    discount: str = "log2"
+    discount_power: float = 1.0
+    truncation: int | None = None
+    keep_trees: bool = True
+    random_state: int = 0
+    n_threads: int = 1
+    trees_: list = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.splitting not in SPLITTINGS:
+            raise ValueError(f"splitting must be one of {SPLITTINGS}, got {self.splitting!r}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
+        if not 0.0 < self.subsample <= 1.0:
+            raise ValueError("subsample must be in (0, 1]")
+
+    # -- configuration ----------------------------------------------------------
+    def _listwise_depth(self) -> int:
+        return {"point": 0, "rand": 0, "list": UNLIMITED, "hybrid": self.listwise_levels}[self.splitting]
+
+    def _k(self, n_features: int) -> int:
+        if self.max_features is None:
+            return int(math.floor(math.log2(n_features))) + 1
+        return max(1, min(int(self.max_features), n_features))
+
+    def tree_seeds(self) -> np.ndarray:
+        """One independent 64-bit seed per tree, from (random_state, tree index)."""
+        return np.random.SeedSequence(int(self.random_state)).generate_state(self.n_estimators, dtype=np.uint64)
+
+    # -- fitting ------------------------------------------------------------------
+    def fit(self, train: RankingData, predict_on: tuple[RankingData, ...] = (), progress=None) -> "RankingForest":
+        """Grow the forest on ``train``; optionally accumulate predictions for ``predict_on`` as trees are built.
+
+        With ``keep_trees=False`` only those accumulated predictions are kept
+        (``self.predictions_``), so a forest of fully grown trees on a large
+        training set never has to sit in memory.
+        """
+        labels = train.labels.astype(np.int64)
+        if labels.min() < 0:
+            raise ValueError("labels must be non-negative")
+        n_classes = int(labels.max()) + 1
+        Xt = np.ascontiguousarray(train.X.T)
+        gains = np.exp2(labels.astype(np.float64)) - 1.0
+        sizes = train.query_sizes
+        max_query = int(sizes.max())
+        cum_discount = cumulative_discounts(max_query, self.discount, self.discount_power, self.truncation)
+        ideal = _ideal_dcg(gains, train.query_offsets, cum_discount)
+        inverse_ideal = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)
+        doc_query = train.query_index
+        xlogx = xlogx_table(train.n_docs)
+        n_sampled = max(1, int(round(self.subsample * train.n_queries)))
+        params = dict(
+            n_classes=n_classes, criterion=CRITERIA[self.criterion], listwise_depth=self._listwise_depth(),
+            random_splits=self.splitting == "rand", max_features=self._k(train.n_features),
+            min_samples_leaf=self.min_samples_leaf, min_samples_split=max(2, self.min_samples_split),
+            max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth),
+        )
+        self.n_features_ = train.n_features
+        self.trees_ = []
+        self.predictions_ = [np.zeros(d.n_docs) for d in predict_on]
+        seeds = self.tree_seeds()
+
+        def grow(t: int) -> Tree:
+            rng = np.random.default_rng(int(seeds[t]))
+            queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
+            samples = _rows_of_queries(train.query_offsets, queries)
+            doc_leaf = np.full(train.n_docs, -1, dtype=np.int64)
+            arrays = build_tree(
+                Xt, labels, gains, samples, params["n_classes"], params["criterion"], params["listwise_depth"],
+                params["random_splits"], params["max_features"], params["min_samples_leaf"],
+                params["min_samples_split"], params["max_depth"], xlogx, seed_state(int(seeds[t])),
+                doc_query, train.query_offsets, inverse_ideal, cum_discount, max_query, n_sampled, doc_leaf,
+            )
+            tree = Tree(*arrays)
+            return tree
+
+        weight = 1.0 / self.n_estimators
+        with ThreadPoolExecutor(max_workers=max(1, self.n_threads)) as pool:
+            # trees complete in order of submission as far as results are consumed: accumulate in index order
+            for tree in pool.map(grow, range(self.n_estimators)):
+                for data, out in zip(predict_on, self.predictions_):
+                    predict_tree(data.X, tree.feature, tree.threshold, tree.left, tree.right, tree.value, out, weight)
+                if self.keep_trees:
+                    self.trees_.append(tree)
+                else:
+                    self.trees_.append(_summary(tree))
+                if progress is not None:
+                    progress(1)
+        return self
+
+    def fit_predict(self, train: RankingData, valid: RankingData | None, targets, progress=None) -> list:
+        """The workflow's learner protocol: fit on ``train`` and return scores for each of ``targets``.
+
+        The validation set plays no part in growing a forest (no early stopping);
+        scores accumulate tree by tree, so with ``keep_trees=False`` no tree is kept.
+        """
+        self.fit(train, predict_on=tuple(targets), progress=progress)
+        return list(self.predictions_)
+
+    # -- prediction -------------------------------------------------------------
+    def predict(self, data: RankingData | np.ndarray) -> np.ndarray:
+        """Mean over trees of the leaf scores (eq. 10)."""
+        if not self.keep_trees:
+            raise ValueError("this forest was fitted with keep_trees=False; use predictions_ from fit(predict_on=...)")
+        X = data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32)
+        out = np.zeros(X.shape[0])
+        weight = 1.0 / len(self.trees_)
+        for tree in self.trees_:
+            predict_tree(X, tree.feature, tree.threshold, tree.left, tree.right, tree.value, out, weight)
+        return out
+
+    def apply(self, data: RankingData | np.ndarray) -> np.ndarray:
+        """Leaf index of every row in every tree, shape (n_rows, n_trees)."""
+        X = data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32)
+        return np.stack([leaf_of_rows(X, t.feature, t.threshold, t.left, t.right) for t in self.trees_], axis=1)
+
+    def leaf_statistics(self):
+        """Per-tree leaf counts, leaf sizes and leaf scores (for Table XII-style diagnostics)."""
+        return [
+            {"n_leaves": int(np.count_nonzero(t.feature < 0)),
+             "leaf_sizes": t.n_samples[t.feature < 0],
+             "leaf_scores": t.value[t.feature < 0]}
+            for t in self.trees_
+        ]
+
+
+def _summary(tree: Tree) -> Tree:
+    """Leaves only: what leaf_statistics needs when the full tree is not kept."""
+    leaves = tree.feature < 0
+    return Tree(tree.feature[leaves], tree.threshold[:0], tree.left[:0], tree.right[:0], tree.value[leaves],
+                tree.n_samples[leaves], tree.depth[leaves], tree.gain[:0])
+
+
+def _rows_of_queries(query_offsets: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    starts = query_offsets[queries]
+    sizes = query_offsets[queries + 1] - starts
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    return np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
+
+
+def _ideal_dcg(gains: np.ndarray, query_offsets: np.ndarray, cum_discount: np.ndarray) -> np.ndarray:
+    """Ideal DCG of each query under the listwise discount (labels sorted descending)."""
+    n_queries = query_offsets.size - 1
+    query = np.repeat(np.arange(n_queries), np.diff(query_offsets))
+    order = np.lexsort((-gains, query))
+    rank = np.arange(gains.size) - query_offsets[query]
+    weights = np.diff(cum_discount)[rank]
+    return np.bincount(query, weights=gains[order] * weights, minlength=n_queries)

@@ -1,0 +1,28 @@
+"""Learners: estimators over RankingData with ``fit_predict(train, valid, targets)``.
+
+``LEARNER_KINDS`` maps a config ``kind`` to its estimator class; the generic
+training rule builds any of them from a config entry.  A learner outside this
+registry plugs into the workflow with its own rule (see README, "Adding your
+own learner").
+"""
+
+from __future__ import annotations
+
+from ..forest import RankingForest
+from .lambdamart import LambdaMART
+
+LEARNER_KINDS = {
+    "xgboost": LambdaMART,
+    "random_forest": RankingForest,
+}
+
+
+def make_learner(kind: str, params: dict, random_state: int, n_threads: int = 1):
+    try:
+        cls = LEARNER_KINDS[kind]
+    except KeyError:
+        raise ValueError(f"unknown learner kind {kind!r}; known: {sorted(LEARNER_KINDS)}") from None
+    return cls(**params, random_state=random_state, n_threads=n_threads)
+
+
+__all__ = ["LEARNER_KINDS", "LambdaMART", "RankingForest", "make_learner"]

@@ -1,0 +1,42 @@
+"""Figures (matplotlib, no display needed)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .io import atomic_path  # noqa: E402
+
+
+def plot_performance(table: pd.DataFrame, metric: str, convention: str | None, outputs) -> None:
+    """Grouped bars: one group per fold (and the mean), one bar per learner; error bars = std over seeds/folds."""
+    if convention is None:
+        convention = table["convention"].iloc[0]
+    rows = table[(table["metric"] == metric) & (table["convention"] == convention)]
+    if rows.empty:
+        raise ValueError(f"no rows for metric {metric!r} and convention {convention!r} in the performance table")
+    folds = list(dict.fromkeys(rows["fold"]))
+    learners = list(dict.fromkeys(rows["learner"]))
+    width = 0.8 / len(learners)
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(folds), 3.6))
+    x = np.arange(len(folds))
+    for i, learner in enumerate(learners):
+        sel = rows[rows["learner"] == learner].set_index("fold").reindex(folds)
+        ax.bar(x + (i - (len(learners) - 1) / 2) * width, sel["value"], width, yerr=sel["std"], capsize=2, label=learner)
+    ax.set_xticks(x, folds)
+    ax.set_ylabel(f"{metric} ({convention})")
+    dataset = table["dataset"].iloc[0]
+    ax.set_title(f"{dataset}: test {metric} per fold")
+    low = float(np.nanmin(rows["value"] - rows["std"]))
+    ax.set_ylim(max(0.0, low - 0.1 * abs(low)), None)
+    ax.legend(fontsize="small", frameon=False)
+    fig.tight_layout()
+    for path in outputs:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
+    plt.close(fig)

@@ -1,0 +1,1 @@
+"""Helpers the Snakefile calls at parse time: dataset layouts, raw-file checks, job grids."""

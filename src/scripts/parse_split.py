@@ -1,0 +1,17 @@
+"""Rule parse_split: parse one raw LETOR text file into the binary cache."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+from ltrbv.data.cache import save_cache
+from ltrbv.data.letor import read_letor
+from ltrbv.workflow.logs import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    lo, hi = snakemake.params.label_range  # noqa: F821
+    n_features = snakemake.params.n_features  # noqa: F821
+    data = read_letor(snakemake.input[0], n_features=n_features, max_feature=n_features, label_range=(lo, hi))  # noqa: F821
+    save_cache(data, snakemake.output[0])  # noqa: F821
+    log.info("%s: %d queries, %d documents, %d features", snakemake.input[0], data.n_queries, data.n_docs, data.n_features)  # noqa: F821

@@ -1,0 +1,41 @@
+"""Rule train_model: fit one built-in learner on a fold's training set; score its test and validation sets."""
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+from ltrbv.data.cache import load_cache
+from ltrbv.io import write_json, write_scores
+from ltrbv.learners import make_learner
+from ltrbv.provenance import package_versions
+from ltrbv.workflow.logs import progress_bar, rule_log
+
+sm = snakemake  # noqa: F821
+with rule_log(sm) as log:
+    spec = sm.params.learner
+    train, vali, test = (load_cache(sm.input[k]) for k in ("train", "vali", "test"))
+    learner = make_learner(spec["kind"], spec["params"], random_state=sm.params.random_state, n_threads=sm.threads)
+    log.info("training %s (%s) on %s: %d queries, seed %d, %d threads",
+             spec["name"], spec["kind"], sm.input.train, train.n_queries, sm.params.random_state, sm.threads)
+    started = time.perf_counter()
+    with progress_bar(total=getattr(learner, "n_estimators", None), desc=spec["name"], unit="tree") as bar:
+        test_scores, vali_scores = learner.fit_predict(train, vali, (test, vali), progress=bar.update)
+    fit_seconds = time.perf_counter() - started
+    write_scores(sm.output.test, test.to_file_order(test_scores))
+    write_scores(sm.output.vali, vali.to_file_order(vali_scores))
+    write_json(sm.output.meta, {
+        "learner": spec["name"],
+        "kind": spec["kind"],
+        "params": spec["params"],
+        "replicate": int(sm.wildcards.seed),
+        "random_state": sm.params.random_state,
+        "dataset": sm.wildcards.dataset,
+        "fold": sm.wildcards.fold,
+        "train_queries": train.n_queries,
+        "fit_seconds": round(fit_seconds, 3),
+        "fit_info": getattr(learner, "fit_info_", {}),
+        "versions": package_versions(),
+    })
+    log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)

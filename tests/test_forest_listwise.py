@@ -1,0 +1,103 @@
+"""RF-list splits against a brute-force recomputation of the mean expected NDCG over all candidates.
+
+The oracle for expected NDCG is ltrbv.metrics with ties="expected" (itself
+tested against the average over all permutations of tied documents).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ltrbv.data.ranking_data import RankingData
+from ltrbv.forest import RankingForest
+from ltrbv.metrics import evaluate
+
+
+def random_problem(seed: int, n_queries: int, max_docs: int, n_features: int, n_values: int = 4) -> RankingData:
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, max_docs + 1, size=n_queries)
+    n = int(sizes.sum())
+    X = rng.integers(0, n_values, size=(n, n_features)).astype(np.float32)  # few values: many ties
+    labels = rng.integers(0, 3, size=n).astype(np.int8)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    return RankingData(X=X, labels=labels, query_offsets=offsets, qids=np.arange(n_queries).astype(str),
+                       line_numbers=np.arange(1, n + 1))
+
+
+def mean_expected_ndcg(scores: np.ndarray, data: RankingData) -> float:
+    values = evaluate(scores, data.labels, data.query_offsets, ["ndcg"], convention="standard", ties="expected")
+    return float(np.mean(values["ndcg"]))
+
+
+def leaves_before(tree, node: int) -> np.ndarray:
+    """Which node each training row sat in when `node` was about to be split (breadth-first order)."""
+    split_before = (np.arange(tree.feature.size) < node) & (tree.feature >= 0)
+    return split_before
+
+
+def route(tree, X, split_before) -> np.ndarray:
+    out = np.empty(X.shape[0], dtype=np.int64)
+    for i, x in enumerate(X):
+        n = 0
+        while split_before[n]:
+            n = tree.left[n] if x[tree.feature[n]] <= tree.threshold[n] else tree.right[n]
+        out[i] = n
+    return out
+
+
+def brute_force_best(data, tree, node):
+    """Max over all features and midpoints of the mean expected NDCG after splitting `node`."""
+    leaf = route(tree, data.X, leaves_before(tree, node))
+    in_node = leaf == node
+    base_scores = tree.value[leaf]
+    best = mean_expected_ndcg(base_scores, data)
+    current = best
+    for f in range(data.n_features):
+        values = np.unique(data.X[in_node, f])
+        for lo, hi in zip(values[:-1], values[1:]):
+            threshold = lo / 2.0 + hi / 2.0
+            go_left = in_node & (data.X[:, f] <= threshold)
+            go_right = in_node & ~go_left
+            scores = base_scores.copy()
+            scores[go_left] = data.labels[go_left].mean()
+            scores[go_right] = data.labels[go_right].mean()
+            best = max(best, mean_expected_ndcg(scores, data))
+    return current, best
+
+
+def chosen_value(data, tree, node):
+    leaf = route(tree, data.X, leaves_before(tree, node + 1) | (np.arange(tree.feature.size) == node))
+    return mean_expected_ndcg(tree.value[leaf], data)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_queries=st.integers(1, 10), n_features=st.integers(1, 3),
+       n_values=st.sampled_from([2, 4, 30]))
+def test_every_listwise_split_is_the_brute_force_argmax(seed, n_queries, n_features, n_values):
+    data = random_problem(seed, n_queries, max_docs=max(2, 60 // n_queries), n_features=n_features, n_values=n_values)
+    forest = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=n_features,
+                           random_state=seed).fit(data)
+    tree = forest.trees_[0]
+    for node in range(tree.feature.size):
+        if tree.n_samples[node] < 2 or np.all(data.labels == data.labels[0]):
+            continue
+        current, best = brute_force_best(data, tree, node)
+        if tree.feature[node] >= 0:
+            got = chosen_value(data, tree, node)
+            assert got == pytest.approx(best, abs=1e-9), (node, got, best)
+            assert got > current
+            assert tree.gain[node] == pytest.approx(got - current, abs=1e-9)
+        else:
+            # a leaf that could have been split: only when no split raises expected NDCG
+            assert best <= current + 1e-9, (node, current, best)
+
+
+def test_tree_training_expected_ndcg_rises_by_the_recorded_gains():
+    data = random_problem(7, 4, max_docs=12, n_features=3, n_values=6)
+    tree = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=3).fit(data).trees_[0]
+    root = mean_expected_ndcg(np.full(data.n_docs, data.labels.mean()), data)
+    final = mean_expected_ndcg(tree.value[route(tree, data.X, tree.feature >= 0)], data)
+    assert final == pytest.approx(root + tree.gain[tree.feature >= 0].sum(), abs=1e-9)

@@ -1,0 +1,112 @@
+"""The Snakemake workflow end to end, on a small synthetic config, in a scratch directory."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
+
+SMALL = {
+    "seed": 5,
+    "run": {"datasets": ["tiny"], "learners": ["lambdamart"], "seeds": [1]},
+    "metrics": ["ndcg@10", "map"],
+    "datasets": {
+        "tiny": {
+            "root": "results/tiny/raw",
+            "folds": ["Fold1", "Fold2"],
+            "n_features": 12,
+            "label_range": [0, 2],
+            "conventions": ["letor4"],
+            "synthetic": {"n_queries": 60, "docs_per_query": 10, "n_features": 12, "n_informative": 5,
+                          "n_query_level": 1, "seed": 3},
+        }
+    },
+    "learners": {"lambdamart": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 20}}},
+    "figures": {"metric": "ndcg@10", "convention": "letor4"},
+}
+
+
+def run(workdir, config, *args, check=True):
+    path = workdir / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = subprocess.run(
+        SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(path), "--cores", "2", *args],
+        capture_output=True, text=True,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+    return result
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("wf")
+    run(workdir, SMALL)
+    return workdir
+
+
+def test_demo_produces_tables_figures_and_traceable_predictions(finished):
+    base = finished / "results" / "tiny"
+    table = pd.read_csv(base / "tables" / "performance.csv", dtype={"fold": str})
+    assert set(table.fold) == {"Fold1", "Fold2", "mean"}
+    assert set(table.metric) == {"ndcg@10", "map"} and (table.learner == "lambdamart").all()
+    assert table.value.between(0, 1).all() and table.value.gt(0).any()
+    assert (base / "figures" / "performance.png").stat().st_size > 1000
+    assert (base / "tables" / "performance.md").read_text().startswith("# Performance on tiny")
+    meta = yaml.safe_load((base / "predictions/lambdamart/Fold1/seed1/meta.json").read_text())
+    assert meta["learner"] == "lambdamart" and meta["replicate"] == 1 and "xgboost" in meta["versions"]
+    n_lines = len((base / "raw/Fold1/test.txt").read_text().splitlines())
+    assert len((base / "predictions/lambdamart/Fold1/seed1/test.scores").read_text().splitlines()) == n_lines
+    for rule in ("parse_split", "train_model", "evaluate", "performance_table", "plot_performance"):
+        assert any((base / "logs" / rule).rglob("*.log")), rule
+        assert any((base / "benchmarks" / rule).rglob("*.tsv")), rule
+
+
+def test_second_run_does_nothing(finished):
+    result = run(finished, SMALL, "--dry-run")
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_same_config_gives_bit_identical_predictions(finished, tmp_path):
+    run(tmp_path, SMALL, "results/tiny/predictions/lambdamart/Fold2/seed1/test.scores")
+    again = (tmp_path / "results/tiny/predictions/lambdamart/Fold2/seed1/test.scores").read_bytes()
+    assert again == (finished / "results/tiny/predictions/lambdamart/Fold2/seed1/test.scores").read_bytes()
+
+
+def test_invalid_config_fails_before_any_job(tmp_path):
+    bad = {**SMALL, "metrics": ["ndcg@10", "mrr"]}
+    result = run(tmp_path, bad, check=False)
+    assert result.returncode != 0
+    assert "mrr" in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_unknown_learner_name_fails_before_any_job(tmp_path):
+    bad = {**SMALL, "run": {**SMALL["run"], "learners": ["lambdamartt"]}}
+    result = run(tmp_path, bad, check=False)
+    assert result.returncode != 0 and "lambdamartt" in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_missing_real_data_says_where_to_get_it(tmp_path):
+    config = {**SMALL, "run": {**SMALL["run"], "datasets": ["mq2008"]},
+              "datasets": {"mq2008": {"root": str(tmp_path / "nowhere"), "folds": ["Fold1"], "n_features": 46,
+                                      "label_range": [0, 2], "conventions": ["letor4"]}}}
+    result = run(tmp_path, config, check=False)
+    out = result.stderr + result.stdout
+    assert result.returncode != 0
+    assert "nowhere/Fold1/train.txt" in out and "LETOR 4.0" in out
+    assert not (tmp_path / "results").exists()
+
+
+def test_lint_passes():
+    result = subprocess.run(SNAKEMAKE + ["--lint"], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Lints for" not in result.stdout + result.stderr
