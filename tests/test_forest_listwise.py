@@ -101,3 +101,17 @@ def test_tree_training_expected_ndcg_rises_by_the_recorded_gains():
     root = mean_expected_ndcg(np.full(data.n_docs, data.labels.mean()), data)
     final = mean_expected_ndcg(tree.value[route(tree, data.X, tree.feature >= 0)], data)
     assert final == pytest.approx(root + tree.gain[tree.feature >= 0].sum(), abs=1e-9)
+
+
+def test_strength_curve_steps_by_the_listwise_gains():
+    from ltrbv.forest.diagnostics import leaf_statistics, strength_curve
+
+    data = random_problem(11, 6, max_docs=10, n_features=3, n_values=8)
+    tree = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=3).fit(data).trees_[0]
+    curve = strength_curve(tree, data)
+    assert curve.size == 1 + np.count_nonzero(tree.feature >= 0)
+    # with every training query in the tree, each step of the curve is that split's recorded gain
+    np.testing.assert_allclose(np.diff(curve), tree.gain[tree.feature >= 0], atol=1e-9)
+    stats = leaf_statistics(tree, data)
+    assert stats["n_leaves"] == tree.n_leaves and stats["rows_per_leaf"].sum() == data.n_docs
+    assert stats["leaf_sizes"].sum() == data.n_docs

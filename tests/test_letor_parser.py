@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import gzip
 import math
 import warnings
@@ -416,6 +417,86 @@ def test_random_decimal_strings_parse_exactly(tmp_path, tokens):
         tokens = [t for t in tokens if math.isfinite(np.float32(float(t)))]
     if tokens:
         assert_exact(parse_values(tmp_path, tokens), tokens)
+
+
+def kernel_float64(token: str) -> float:
+    """The parser's float64 for one token (before the float32 rounding)."""
+    from ltrbv.data import _letor_kernels as K
+
+    buf = np.frombuffer(token.encode() + b" ", dtype=np.uint8)
+    status, value, end = K.parse_number(buf, 0, buf.size)
+    assert status != K._NUM_BAD and end == len(token), token
+    if status == K._NUM_SLOW:
+        value = K.slow_number(buf, 0, end, np.zeros(K.DEC_DIGITS, np.uint8), np.zeros(K.DEC_TMP, np.uint8))
+    return value
+
+
+def assert_float64_exact(tokens: list[str]) -> None:
+    got = np.array([kernel_float64(t) for t in tokens])
+    expected = np.array([float(t) for t in tokens])
+    bad = got.view(np.uint64) != expected.view(np.uint64)
+    assert not bad.any(), [(t, g, e) for t, g, e, b in zip(tokens, got, expected, bad) if b]
+
+
+def test_tricky_numbers_float64_exact():
+    extra = ["1e400", "-1e400", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+             "2.4703282292062327e-324", "2.4703282292062328e-324", "5e-324", "1e-330", "9007199254740993",
+             "9007199254740993.00000000000000000000001", "0.1" + "0" * 900 + "1"]  # fmt: skip
+    assert_float64_exact(TRICKY + extra)
+
+
+_f64_formats = st.sampled_from([repr, "%.17g".__mod__, "%.20e".__mod__, "%.16g".__mod__, "%.25f".__mod__])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.floats(allow_nan=False, allow_infinity=False), _f64_formats), min_size=1, max_size=20))
+def test_random_floats_float64_exact(pairs):
+    """Sharper than the float32 tests: a float64 off by one ulp rarely changes the float32."""
+    assert_float64_exact([fmt(x) for x, fmt in pairs])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            lambda digits, point, exp: f"{digits[:point]}.{digits[point:]}e{exp}",
+            st.text("0123456789", min_size=1, max_size=40),
+            st.integers(0, 40),
+            st.integers(-360, 330),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_random_decimal_strings_float64_exact(tokens):
+    assert_float64_exact(tokens)
+
+
+def halfway_token(x: float, nudge: int, sticky: bool) -> str:
+    """Exact decimal of the midpoint between x and the next float64 up, nudged by a hair;
+    ``sticky`` appends 900 zeros and a 1 (beyond the 800 digits the slow path keeps)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 2000  # enough for every float64 midpoint (<= 767 significant digits)
+        lo, hi = decimal.Decimal(x), decimal.Decimal(float(np.nextafter(x, np.inf)))
+        mid = (lo + hi) / 2 + nudge * (hi - lo) / 10**30
+        mantissa, _, exponent = format(mid, "e").partition("e")
+        if sticky:
+            mantissa += ("" if "." in mantissa else ".") + "0" * 900 + "1"
+        return f"{mantissa}e{exponent}"
+
+
+_halfway = st.builds(
+    halfway_token,
+    st.floats(min_value=0.0, max_value=1e308, exclude_min=True),
+    st.sampled_from([-1, 0, 1]),
+    st.booleans(),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_halfway, min_size=1, max_size=10))
+def test_float64_halfway_cases(tokens):
+    assert_float64_exact(tokens)
 
 
 # -- errors -------------------------------------------------------------------------------

@@ -65,8 +65,8 @@ def test_demo_produces_tables_figures_and_traceable_predictions(finished):
     n_lines = len((base / "raw/Fold1/test.txt").read_text().splitlines())
     assert len((base / "predictions/lambdamart/Fold1/seed1/test.scores").read_text().splitlines()) == n_lines
     for rule in ("parse_split", "train_model", "evaluate", "performance_table", "plot_performance"):
-        assert any((base / "logs" / rule).rglob("*.log")), rule
-        assert any((base / "benchmarks" / rule).rglob("*.tsv")), rule
+        assert [p for p in (base / "logs").rglob("*.log") if rule in str(p)], rule
+        assert [p for p in (base / "benchmarks").rglob("*.tsv") if rule in str(p)], rule
 
 
 def test_second_run_does_nothing(finished):
@@ -110,3 +110,20 @@ def test_lint_passes():
     result = subprocess.run(SNAKEMAKE + ["--lint"], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Lints for" not in result.stdout + result.stderr
+
+
+def test_bad_raw_line_fails_the_job_naming_file_and_line(tmp_path):
+    root = tmp_path / "data" / "Fold1"
+    root.mkdir(parents=True)
+    good = "".join(f"{i % 3} qid:{i // 4} 1:{i / 10:.2f} 2:{(i * 7) % 5}\n" for i in range(40))
+    for split in ("train", "vali"):
+        (root / f"{split}.txt").write_text(good)
+    (root / "test.txt").write_text(good + "1 qid:99 1:0.5 2:nan\n")
+    config = {**SMALL, "datasets": {"tiny": {"root": str(tmp_path / "data"), "folds": ["Fold1"], "n_features": 2,
+                                             "label_range": [0, 2], "conventions": ["letor4"]}}}
+    result = run(tmp_path, config, check=False)
+    assert result.returncode != 0
+    log = (tmp_path / "results/tiny/logs/parse_split/Fold1/test.log").read_text()
+    assert "test.txt, line 41" in log and "nan" in log.lower()
+    assert not (tmp_path / "results/tiny/parsed/Fold1/test.npz").exists()
+    assert not list((tmp_path / "results/tiny/parsed/Fold1").glob("*tmp*"))

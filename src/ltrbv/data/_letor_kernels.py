@@ -9,9 +9,10 @@ All kernels are compiled lazily on first call and cached on disk
 
 Number parsing reproduces ``np.float32(float(token))`` bit for bit:
 
-* fast path (Clinger): at most 18 significant digits whose integer value is
-  <= 2**53 and a decimal exponent within [-22, 22 + 15]: one correctly
-  rounded float64 multiplication or division by an exact power of ten;
+* fast path (Clinger): the digits, read as one integer, are <= 2**53 and the
+  decimal exponent is within [-22, 22 + 15]: one correctly rounded float64
+  multiplication or division by an exact power of ten (covers every value of
+  the LETOR, MSLR and Yahoo files: 6-7 significant digits);
 * slow path: an exact arbitrary-precision decimal-to-binary conversion (the
   "simple decimal conversion" algorithm of Go's ``strconv``), on up to 800
   significant digits with a sticky "truncated" flag, which is enough to

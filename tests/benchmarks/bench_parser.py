@@ -11,7 +11,7 @@ alternately, ``--repeats`` times each, after one untimed warm-up call of
 medians, the speed ratio sklearn / ltrbv (goal >= 1.0) and the tracemalloc peak
 during one ``read_letor`` call divided by ``X.nbytes`` (goal <= 2.0).
 
-    python benchmarks/bench_parser.py --lines 200000 --repeats 5 --out benchmarks/out/parser.json
+    python tests/benchmarks/bench_parser.py --lines 200000 --repeats 5 --out results/benchmarks/parser.json
 """
 
 from __future__ import annotations
@@ -29,44 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))  # run from a checkout without installing
 
 from ltrbv.data.letor import read_letor  # noqa: E402
-
-
-def write_local_mslr_like(path: Path, n_lines: int, seed: int = 0) -> Path:
-    """Fallback writer: MSLR-shaped rows (136 raw features, labels 0-4, ~120 docs/query)."""
-    rng = np.random.default_rng(seed)
-    n_features = 136
-    scale = 10.0 ** rng.uniform(-1, 5, size=n_features)
-    integer_columns = rng.random(n_features) < 1 / 3
-    fmt = " ".join(f"{j + 1}:%.6g" for j in range(n_features))
-    written, qid = 0, 0
-    with open(path, "w", encoding="ascii", newline="\n") as out:
-        while written < n_lines:
-            qid += 1
-            size = int(min(max(rng.lognormal(np.log(120) - 0.125, 0.5), 10), 600, n_lines - written))
-            X = np.round(rng.random((size, n_features)) * scale, 3)
-            X[:, integer_columns] = np.floor(X[:, integer_columns])
-            X[rng.random(X.shape) < 0.1] = 0.0
-            labels = rng.choice(5, size=size, p=[0.52, 0.32, 0.13, 0.02, 0.01])
-            out.write(
-                "".join(
-                    f"{labels[i]} qid:{qid} {fmt % tuple(X[i].tolist())} #docid = LOCAL-{qid}-{i}\n"
-                    for i in range(size)
-                )
-            )
-            written += size
-    return path
+from ltrbv.data.synthetic import write_mslr_like_file  # noqa: E402
 
 
 def write_input(path: Path, n_lines: int) -> str:
-    try:
-        from ltrbv.data.synthetic import write_mslr_like_file
-    except ImportError:
-        write_local_mslr_like(path, n_lines)
-        return "benchmarks/bench_parser.py:write_local_mslr_like (fallback)"
     write_mslr_like_file(path, n_lines, seed=0)
     return "ltrbv.data.synthetic.write_mslr_like_file"
 
