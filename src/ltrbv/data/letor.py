@@ -27,7 +27,6 @@ from __future__ import annotations
 import gzip
 import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 

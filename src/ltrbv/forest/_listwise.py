@@ -27,9 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._criteria import LABEL_BITS
-from ._splitter import _key_value, gather_feature, midpoint_threshold
-from ._rng import randint
+from ._splitter import draw_feature, gather_feature, key_value, midpoint_threshold, reset_feature_pool, sortable_keys
 
 POSITION_BITS = 24  # nodes of up to 16.7M documents
 MIN_CHANGE = 1e-10  # a split must raise the summed expected NDCG by more than rounding noise
@@ -92,6 +90,21 @@ def _first_below(scores, lo, hi, s):
 
 
 @njit(cache=True)
+def _inserted_group_value(g_score, g_count, g_above, g0, g1, gain, n, s, n_other, s_other, cum_discount):
+    """Expected DCG of n documents with summed gain placed at score s among the other leaves' groups
+    and n_other further documents of the query at s_other (the sibling child)."""
+    i = _first_not_above(g_score, g0, g1, s)
+    j = _first_below(g_score, i, g1, s)
+    above = g_above[i] if i < g1 else (g_above[g1 - 1] + g_count[g1 - 1] if g1 > g0 else 0)
+    tied = n + _count(g_count, i, j)
+    if s_other > s:
+        above += n_other
+    elif s_other == s:
+        tied += n_other
+    return tie_group_value(gain, above, tied, cum_discount)
+
+
+@njit(cache=True)
 def query_dcg_change(g_score, g_count, g_gain, g_above, g0, g1,
                      n_left, gain_left, s_left, n_right, gain_right, s_right, s_node, cum_discount):
     """Change of E[DCG_q] when node D's documents of query q move from s_node to s_left / s_right.
@@ -116,30 +129,13 @@ def query_dcg_change(g_score, g_count, g_gain, g_above, g0, g1,
         change += tie_group_value(g_gain[g], a_new, t_new, cum_discount)
         change -= tie_group_value(g_gain[g], a_old, t_old, cum_discount)
     # the node's own documents: before as one group at s_node, after at s_left and s_right
-    i = _first_not_above(g_score, g0, g1, s_node)
-    j = _first_below(g_score, i, g1, s_node)
-    above = g_above[i] if i < g1 else (g_above[g1 - 1] + g_count[g1 - 1] if g1 > g0 else 0)
-    change -= tie_group_value(gain_node, above, n_node + _count(g_count, i, j), cum_discount)
+    change -= _inserted_group_value(g_score, g_count, g_above, g0, g1, gain_node, n_node, s_node, 0, 0.0, cum_discount)
     if n_left > 0:
-        i = _first_not_above(g_score, g0, g1, s_left)
-        j = _first_below(g_score, i, g1, s_left)
-        above = g_above[i] if i < g1 else (g_above[g1 - 1] + g_count[g1 - 1] if g1 > g0 else 0)
-        tied = n_left + _count(g_count, i, j)
-        if s_right > s_left:
-            above += n_right
-        elif s_right == s_left:
-            tied += n_right
-        change += tie_group_value(gain_left, above, tied, cum_discount)
+        change += _inserted_group_value(g_score, g_count, g_above, g0, g1, gain_left, n_left, s_left,
+                                        n_right, s_right, cum_discount)
     if n_right > 0:
-        i = _first_not_above(g_score, g0, g1, s_right)
-        j = _first_below(g_score, i, g1, s_right)
-        above = g_above[i] if i < g1 else (g_above[g1 - 1] + g_count[g1 - 1] if g1 > g0 else 0)
-        tied = n_right + _count(g_count, i, j)
-        if s_left > s_right:
-            above += n_left
-        elif s_left == s_right:
-            tied += n_left
-        change += tie_group_value(gain_right, above, tied, cum_discount)
+        change += _inserted_group_value(g_score, g_count, g_above, g0, g1, gain_right, n_right, s_right,
+                                        n_left, s_left, cum_discount)
     return change
 
 
@@ -287,8 +283,7 @@ def best_listwise_split(
             slot_of_position[p] = slot
             label_total += labels[samples[start + p]]
     s_node = label_total / n
-    for j in range(n_features):
-        feature_pool[j] = j
+    reset_feature_pool(feature_pool)
     best_feature = -1
     best_threshold = 0.0
     best_change = MIN_CHANGE
@@ -297,24 +292,15 @@ def best_listwise_split(
     node_values = values[:n]
     node_keys = keys[:n]
     position_mask = (1 << POSITION_BITS) - 1
+    positions = np.arange(n, dtype=np.int64)
     while visited < n_features and scanned < max_features:
-        r = visited + randint(rng, n_features - visited)
-        feature = feature_pool[r]
-        feature_pool[r] = feature_pool[visited]
-        feature_pool[visited] = feature
+        feature = draw_feature(rng, feature_pool, visited)
         visited += 1
         lo, hi = gather_feature(Xt, feature, samples, start, end, node_values)
         if lo == hi:
             continue
         scanned += 1
-        bits = node_values.view(np.uint32)
-        for p in range(n):
-            b = bits[p]
-            if b & np.uint32(0x80000000):
-                b = ~b
-            else:
-                b = b | np.uint32(0x80000000)
-            node_keys[p] = (np.int64(b) << POSITION_BITS) | p
+        sortable_keys(node_values, positions, POSITION_BITS, node_keys)
         node_keys.sort()
         for slot in range(n_slots):
             slot_left_n[slot] = 0
@@ -390,7 +376,8 @@ def best_listwise_split(
                 best_change = total_change
                 best_feature = feature
                 best_threshold = midpoint_threshold(
-                    _value_of(node_keys[i], scratch_bits), _value_of(node_keys[i + 1], scratch_bits)
+                    key_value(node_keys[i], POSITION_BITS, scratch_bits),
+                    key_value(node_keys[i + 1], POSITION_BITS, scratch_bits),
                 )
     return best_feature, best_threshold, best_change
 
@@ -415,9 +402,3 @@ def _refresh(step, slot, slot_stamp, slot_change, slot_query, inverse_ideal_dcg,
     old = slot_change[slot]
     slot_change[slot] = new
     return new - old
-
-
-@njit(cache=True)
-def _value_of(key, scratch_bits):
-    """The float32 value of a (bits << POSITION_BITS | position) key."""
-    return _key_value((key >> POSITION_BITS) << LABEL_BITS, scratch_bits)

@@ -22,8 +22,12 @@ from ._rng import randint, uniform
 
 
 @njit(cache=True)
-def _sortable_keys(values, labels_at_node, keys):
-    """keys[i] = order-preserving unsigned bits of values[i] << LABEL_BITS | label."""
+def sortable_keys(values, payload, shift, keys):
+    """keys[i] = order-preserving unsigned bits of float32 values[i] << shift | payload[i].
+
+    Sorting the int64 keys sorts by value and carries the payload (a label or
+    a position) along, in one cheap integer sort.
+    """
     bits = values.view(np.uint32)
     for i in range(values.size):
         b = bits[i]
@@ -31,19 +35,35 @@ def _sortable_keys(values, labels_at_node, keys):
             b = ~b
         else:
             b = b | uint32(0x80000000)
-        keys[i] = (int64(b) << LABEL_BITS) | labels_at_node[i]
+        keys[i] = (int64(b) << shift) | payload[i]
 
 
 @njit(cache=True)
-def _key_value(key, scratch_bits):
-    """Invert _sortable_keys for one key: the float32 value."""
-    b = uint32(key >> LABEL_BITS)
+def key_value(key, shift, scratch_bits):
+    """Invert sortable_keys for one key: the float32 value."""
+    b = uint32(key >> shift)
     if b & uint32(0x80000000):
         b = b & uint32(0x7FFFFFFF)
     else:
         b = ~b
     scratch_bits[0] = b
     return scratch_bits.view(np.float32)[0]
+
+
+@njit(cache=True)
+def reset_feature_pool(feature_pool):
+    for j in range(feature_pool.size):
+        feature_pool[j] = j
+
+
+@njit(cache=True)
+def draw_feature(rng, feature_pool, visited):
+    """One Fisher-Yates step: a feature not yet drawn at this node (features 0..visited-1 are drawn)."""
+    r = visited + randint(rng, feature_pool.size - visited)
+    feature = feature_pool[r]
+    feature_pool[r] = feature_pool[visited]
+    feature_pool[visited] = feature
+    return feature
 
 
 @njit(cache=True)
@@ -82,8 +102,7 @@ def best_pointwise_split(
     """
     n = end - start
     n_features = Xt.shape[0]
-    for j in range(n_features):
-        feature_pool[j] = j
+    reset_feature_pool(feature_pool)
     for i in range(n):
         node_labels[i] = labels[samples[start + i]]
     best_feature = -1
@@ -94,16 +113,13 @@ def best_pointwise_split(
     node_keys = keys[:n]
     node_values = values[:n]
     while visited < n_features and scanned < max_features:
-        r = visited + randint(rng, n_features - visited)
-        feature = feature_pool[r]
-        feature_pool[r] = feature_pool[visited]
-        feature_pool[visited] = feature
+        feature = draw_feature(rng, feature_pool, visited)
         visited += 1
         lo, hi = gather_feature(Xt, feature, samples, start, end, node_values)
         if lo == hi:
             continue
         scanned += 1
-        _sortable_keys(node_values, node_labels[:n], node_keys)
+        sortable_keys(node_values, node_labels[:n], LABEL_BITS, node_keys)
         node_keys.sort()
         if criterion == ENTROPY:
             n_left, value = best_boundary_entropy(node_keys, node_counts, min_leaf, xlogx, left_counts)
@@ -113,7 +129,8 @@ def best_pointwise_split(
             best_value = value
             best_feature = feature
             best_threshold = midpoint_threshold(
-                _key_value(node_keys[n_left - 1], scratch_bits), _key_value(node_keys[n_left], scratch_bits)
+                key_value(node_keys[n_left - 1], LABEL_BITS, scratch_bits),
+                key_value(node_keys[n_left], LABEL_BITS, scratch_bits),
             )
     return best_feature, best_threshold, best_value
 
@@ -122,14 +139,10 @@ def best_pointwise_split(
 def random_split(Xt, samples, start, end, rng, feature_pool, values):
     """RF-rand: a random non-constant feature, threshold ~ U(min, max) at the node. Returns (feature, threshold)."""
     n_features = Xt.shape[0]
-    for j in range(n_features):
-        feature_pool[j] = j
+    reset_feature_pool(feature_pool)
     visited = 0
     while visited < n_features:
-        r = visited + randint(rng, n_features - visited)
-        feature = feature_pool[r]
-        feature_pool[r] = feature_pool[visited]
-        feature_pool[visited] = feature
+        feature = draw_feature(rng, feature_pool, visited)
         visited += 1
         lo, hi = gather_feature(Xt, feature, samples, start, end, values)
         if lo == hi:
