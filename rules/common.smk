@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from ltrbv.data.synthetic import FOLD_NAMES as SYNTHETIC_FOLDS
 from ltrbv.workflow.datasets import check_raw_files, raw_file, SPLITS
 from ltrbv.seeding import derive_seed
+from ltrbv.workflow.validation import learner_problems
 from ltrbv.workflow.grid import (
     built_in_learners,
     learner_rule_params,
@@ -18,8 +19,9 @@ from ltrbv.workflow.grid import (
     unknown_names,
 )
 
-for _problem in unknown_names(config):
-    raise WorkflowError(_problem)
+_problems = unknown_names(config) + learner_problems(config)
+if _problems:
+    raise WorkflowError("invalid config:\n  " + "\n  ".join(_problems))
 
 for _name in config["run"]["datasets"]:
     check_raw_files(_name, config["datasets"][_name])

@@ -127,3 +127,14 @@ def test_bad_raw_line_fails_the_job_naming_file_and_line(tmp_path):
     assert "test.txt, line 41" in log and "nan" in log.lower()
     assert not (tmp_path / "results/tiny/parsed/Fold1/test.npz").exists()
     assert not list((tmp_path / "results/tiny/parsed/Fold1").glob("*tmp*"))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [({"n_trees": 10}, "unknown parameter(s) ['n_trees']"), ({"splitting": "listwise"}, "splitting must be one of")],
+)
+def test_bad_learner_parameters_fail_before_any_job(tmp_path, params, message):
+    config = {**SMALL, "learners": {**SMALL["learners"], "rf": {"kind": "random_forest", "params": params}}}
+    result = run(tmp_path, config, check=False)
+    assert result.returncode != 0 and message in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()
