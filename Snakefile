@@ -19,9 +19,12 @@ include: "rules/data.smk"
 include: "rules/train.smk"
 include: "rules/evaluate.smk"
 include: "rules/report.smk"
+include: "rules/bagging.smk"
+include: "rules/experiments.smk"
 
 
 rule all:
     input:
         all_targets(),
+        experiment_targets(config),
     default_target: True

@@ -3,13 +3,15 @@
 ``LEARNER_KINDS`` maps a config ``kind`` to its estimator class; the generic
 training rule builds any of them from a config entry.  A learner outside this
 registry plugs into the workflow with its own rule (see README, "Adding your
-own learner").
+own learner").  A bag of any of them (config ``kind: bag``, BL-MART) is trained
+by the rules in ``rules/bagging.smk`` (see :mod:`ltrbv.bagging`).
 """
 
 from __future__ import annotations
 
 from ..forest import RankingForest
 from .lambdamart import LambdaMART
+from .stopping import StoppingRule
 
 LEARNER_KINDS = {
     "xgboost": LambdaMART,
@@ -25,4 +27,4 @@ def make_learner(kind: str, params: dict, random_state: int, n_threads: int = 1)
     return cls(**params, random_state=random_state, n_threads=n_threads)
 
 
-__all__ = ["LEARNER_KINDS", "LambdaMART", "RankingForest", "make_learner"]
+__all__ = ["LEARNER_KINDS", "LambdaMART", "RankingForest", "StoppingRule", "make_learner"]

@@ -1,4 +1,9 @@
-"""LambdaMART baseline: XGBoost's ``rank:ndcg`` objective with early stopping on the validation fold."""
+"""LambdaMART baseline: XGBoost's ``rank:ndcg`` objective with early stopping on the validation fold.
+
+Also LambdaMART with randomisation (Ganjisaffar et al. 2011, §3.3: query-level
+sub-sampling per boosting round and feature sampling per split) and with the
+overfitting tolerance of §3.5.2 (see :mod:`ltrbv.learners.stopping`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.ranking_data import RankingData
+from .stopping import StoppingRule
 
 
 @dataclass
@@ -20,6 +26,37 @@ class LambdaMART:
     ``n_estimators`` is the cap on boosting rounds; with a validation set,
     training stops after ``early_stopping_rounds`` rounds without improvement
     of ``eval_metric`` and predictions use the best iteration.
+
+    Randomisation (Ganjisaffar et al. 2011, §3.3, "LambdaMART with randomization"):
+
+    * ``query_subsample`` < 1: each boosting round fits its tree to a fresh random
+      sample of ``round(query_subsample * n_queries)`` training *queries*, drawn
+      without replacement (Friedman's stochastic gradient boosting at the query
+      level).  XGBoost's ``subsample`` samples rows, i.e. documents inside queries,
+      so it is not used for this.  How it is done: before each round the
+      training DMatrix gets per-query weights ``c`` for sampled queries and 0 for
+      the others, with ``c = n_queries / n_sampled`` (so the weights sum to
+      ``n_queries`` and XGBoost's ranking weight normalisation ``n_groups /
+      sum(w)`` is 1 whatever its caching); a dropped query then has zero lambda
+      gradient and hessian and takes no part in split finding or leaf values.
+      The gradients of sampled queries are scaled by ``c``, so ``reg_lambda`` and
+      ``min_child_weight`` are scaled by ``c`` too: every tree is then exactly the
+      tree XGBoost grows on the sampled queries alone (tests/test_lambdamart_rand.py
+      checks this against per-round training on ``subset_queries``).  The
+      histogram bins come from all training queries (an unweighted
+      ``QuantileDMatrix``).  The per-round samples are reproducible from
+      ``random_state`` (:meth:`round_query_samples`).
+    * ``colsample_bynode`` < 1: each split chooses among a random subset of the
+      features (XGBoost's per-node column sampling, §3.3 "on each split").
+
+    The paper's third tree parameter, "min percentage of observations per leaf",
+    has no XGBoost counterpart (``min_child_weight`` bounds the hessian sum of a
+    leaf, not its document count); ``min_child_weight`` is used instead.
+
+    Overfitting tolerance (§3.5.2): ``overfit_tolerance`` (e.g. 0.02) keeps adding
+    trees after the validation maximum until validation ``eval_metric`` drops by
+    more than that fraction of the maximum, at most ``overfit_max_extra_trees``
+    (250) extra trees; see :class:`~ltrbv.learners.stopping.StoppingRule`.
     """
 
     n_estimators: int = 1000
@@ -36,21 +73,33 @@ class LambdaMART:
     lambdarank_num_pair_per_sample: int | None = None
     ndcg_exp_gain: bool = True
     max_bin: int = 256
+    query_subsample: float = 1.0
+    overfit_tolerance: float | None = None
+    overfit_max_extra_trees: int = 250
+    eval_train: bool = True
     random_state: int = 0
     n_threads: int = 1
     fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
-    def _params(self) -> dict:
+    def __post_init__(self) -> None:
+        if not 0.0 < self.query_subsample <= 1.0:
+            raise ValueError(f"query_subsample must be in (0, 1], got {self.query_subsample}")
+        if self.overfit_tolerance is not None and not 0.0 <= self.overfit_tolerance < 1.0:
+            raise ValueError(f"overfit_tolerance must be in [0, 1), got {self.overfit_tolerance}")
+        if self.overfit_max_extra_trees < 0:
+            raise ValueError("overfit_max_extra_trees must be >= 0")
+
+    def _params(self, scale: float = 1.0) -> dict:
         params = {
             "objective": "rank:ndcg",
             "eta": self.learning_rate,
             "max_depth": self.max_depth,
             "max_leaves": self.max_leaves,
             "grow_policy": "lossguide" if self.max_leaves else "depthwise",
-            "min_child_weight": self.min_child_weight,
+            "min_child_weight": self.min_child_weight * scale,
             "subsample": self.subsample,
             "colsample_bynode": self.colsample_bynode,
-            "lambda": self.reg_lambda,
+            "lambda": self.reg_lambda * scale,
             "eval_metric": self.eval_metric,
             "lambdarank_pair_method": self.lambdarank_pair_method,
             "ndcg_exp_gain": self.ndcg_exp_gain,
@@ -65,50 +114,98 @@ class LambdaMART:
         return params
 
     @staticmethod
-    def _matrix(data: RankingData):
+    def _matrix(data: RankingData, quantile: bool = False, max_bin: int = 256):
         import xgboost as xgb
 
+        if quantile:
+            return xgb.QuantileDMatrix(data.X, label=data.labels.astype(np.float32), group=data.query_sizes,
+                                       max_bin=max_bin)
         matrix = xgb.DMatrix(data.X, label=data.labels.astype(np.float32))
         matrix.set_group(data.query_sizes)
         return matrix
 
-    def fit(self, train: RankingData, valid: RankingData | None = None) -> "LambdaMART":
+    def n_sampled_queries(self, n_queries: int) -> int:
+        """Queries per boosting round: ``round(query_subsample * n_queries)``, at least 1."""
+        return max(1, min(n_queries, int(round(self.query_subsample * n_queries))))
+
+    def round_query_samples(self, n_queries: int):
+        """The per-round query samples (sorted query numbers), an endless reproducible generator."""
+        rng = np.random.default_rng(np.random.SeedSequence([int(self.random_state), 0x51]))
+        size = self.n_sampled_queries(n_queries)
+        while True:
+            yield np.sort(rng.choice(n_queries, size=size, replace=False))
+
+    def fit(self, train: RankingData, valid: RankingData | None = None, progress=None) -> "LambdaMART":
         import xgboost as xgb
 
-        dtrain = self._matrix(train)
-        evals = [(dtrain, "train")]
-        early = None
+        sampling = self.query_subsample < 1.0
+        dtrain = self._matrix(train, quantile=sampling, max_bin=self.max_bin)
+        n_queries = train.n_queries
+        scale = 1.0
+        if sampling:
+            n_sampled = self.n_sampled_queries(n_queries)
+            scale = n_queries / n_sampled
+            samples = self.round_query_samples(n_queries)
+            weights = np.zeros(n_queries, dtype=np.float32)
+        evals = [(dtrain, "train")] if self.eval_train else []
+        rule = None
         if valid is not None:
             evals.append((self._matrix(valid), "valid"))
-            early = self.early_stopping_rounds
-        history: dict = {}
-        self.booster_ = xgb.train(
-            self._params(),
-            dtrain,
-            num_boost_round=self.n_estimators,
-            evals=evals,
-            early_stopping_rounds=early,
-            evals_result=history,
-            verbose_eval=False,
-        )
-        best = getattr(self.booster_, "best_iteration", None) if early else None
-        self.best_iteration_ = int(best) if best is not None else self.n_estimators - 1
+            patience = self.early_stopping_rounds or None
+            rule = StoppingRule(patience, self.overfit_tolerance, self.overfit_max_extra_trees)
+        booster = xgb.Booster(self._params(scale), [dtrain] + [matrix for matrix, _ in evals if matrix is not dtrain])
+        history: dict = {name: {} for _, name in evals}
+        stop_reason = "n_estimators"
+        for iteration in range(self.n_estimators):
+            if sampling:
+                weights[:] = 0.0
+                weights[next(samples)] = scale
+                dtrain.set_weight(weights)
+            booster.update(dtrain, iteration)
+            if progress is not None:
+                progress(1)
+            if not evals:
+                continue
+            for name, metric, value in _parse_eval(booster.eval_set(evals, iteration)):
+                history[name].setdefault(metric, []).append(value)
+            if rule is not None and rule.update(history["valid"][self.eval_metric][-1]):
+                stop_reason = "early_stopping" if self.overfit_tolerance is None else "overfit_tolerance"
+                break
+        rounds = int(booster.num_boosted_rounds())
+        if rule is not None:
+            self.best_iteration_ = rule.kept_iteration()
+            best = rule.best
+        else:
+            self.best_iteration_ = best = rounds - 1
+        self.booster_ = booster
         self.fit_info_ = {
-            "best_iteration": self.best_iteration_,
-            "rounds_trained": int(self.booster_.num_boosted_rounds()),
-            "eval_history": {name: {m: [float(v) for v in vals] for m, vals in d.items()} for name, d in history.items()},
+            "best_iteration": int(best),
+            "kept_iteration": int(self.best_iteration_),
+            "trees_kept": int(self.best_iteration_) + 1,
+            "rounds_trained": rounds,
+            "stop_reason": stop_reason,
+            "queries_per_round": self.n_sampled_queries(n_queries) if sampling else n_queries,
+            "eval_history": history,
         }
         return self
 
     def fit_predict(self, train: RankingData, valid: RankingData | None, targets, progress=None) -> list:
         """The workflow's learner protocol: fit (early stopping on ``valid``) and score each of ``targets``."""
-        self.fit(train, valid)
+        self.fit(train, valid, progress=progress)
         return [self.predict(data) for data in targets]
 
-    def predict(self, data: RankingData) -> np.ndarray:
+    def predict(self, data: RankingData, n_trees: int | None = None) -> np.ndarray:
+        """Scores of the kept trees (or of the first ``n_trees``)."""
         import xgboost as xgb
 
-        scores = self.booster_.predict(
-            xgb.DMatrix(data.X), iteration_range=(0, self.best_iteration_ + 1)
-        )
+        end = self.best_iteration_ + 1 if n_trees is None else int(n_trees)
+        scores = self.booster_.predict(xgb.DMatrix(data.X), iteration_range=(0, end))
         return scores.astype(np.float64)
+
+
+def _parse_eval(text: str):
+    """``"[3]\ttrain-ndcg@10:0.71\tvalid-ndcg@10:0.52"`` -> (name, metric, value) triples."""
+    for token in text.split()[1:]:
+        name, _, rest = token.partition("-")
+        metric, _, value = rest.rpartition(":")
+        yield name, metric, float(value)
