@@ -12,6 +12,7 @@ from ltrbv.seeding import derive_seed
 from ltrbv.workflow.validation import learner_problems
 from ltrbv.workflow.grid import (
     built_in_learners,
+    intermediate_targets,
     learner_rule_params,
     metrics_files,
     performance_targets,
@@ -44,4 +45,4 @@ def rule_resources(rule_name, key, default):
 
 
 def all_targets():
-    return performance_targets(config)
+    return performance_targets(config) + intermediate_targets(config)

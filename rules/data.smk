@@ -6,7 +6,7 @@ rule synthetic_folds:
     output:
         expand("results/{{dataset}}/raw/{fold}/{split}.txt", fold=SYNTHETIC_FOLDS, split=SPLITS),
     params:
-        spec=lambda w: config["datasets"][w.dataset]["synthetic"],
+        spec=lambda w: dict(sorted(config["datasets"][w.dataset]["synthetic"].items())),
     log:
         "results/{dataset}/logs/synthetic_folds.log",
     benchmark:

@@ -195,13 +195,6 @@ FINAL_TARGETS = ["results/tiny/tables/performance.csv", "results/tiny/tables/per
                  "results/tiny/figures/performance.png", "results/tiny/figures/performance.svg"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Snakemake deletes a job's old outputs before running it; when the job fails, the next run finds the "
-    "table and figure present and does not look at the missing intermediate file, so it reports 'Nothing "
-    "to be done' and keeps results computed from the old input (same for a train_model job killed by OOM "
-    "after a learner's params changed: the table then mixes old and new models). Fix: let rule all request "
-    "the intermediate files too (parsed/*.npz, predictions/*/test.scores, metrics/*.csv; see "
-    "intermediate_targets here), then remove this xfail."))
 def test_the_next_run_redoes_a_failed_job_instead_of_keeping_stale_results(failed_evaluate):
     workdir, _ = failed_evaluate
     plan = {str(job) for job in planned_jobs(workdir, CONFIG)}

@@ -139,12 +139,6 @@ def test_threads_and_memory_are_not_a_change(workdir):
     assert planned_jobs(workdir, config) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Snakemake compares params by repr(), and a dict's repr follows key order: rule train_model's "
-    "params.learner carries config['learners'][name]['params'] as written. Fix in "
-    "src/ltrbv/workflow/grid.py learner_rule_params: 'params': dict(sorted(entry.get('params', {}).items())) "
-    "(recursively for nested dicts such as bag base_params), and likewise sort the synthetic spec in rule "
-    "synthetic_folds (params: spec=lambda w: dict(sorted(...items()))); then remove this xfail."))
 def test_writing_the_same_params_in_another_order_is_not_a_change(workdir):
     config = copy.deepcopy(CONFIG)
     config["learners"]["forest"]["params"] = {"n_estimators": 5, "splitting": "point"}

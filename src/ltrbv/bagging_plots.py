@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from .io import atomic_path  # noqa: E402
+from .plots import save_figure  # also selects the Agg backend
 
 
 def plot_bag_size(table: pd.DataFrame, outputs) -> None:
@@ -29,7 +25,4 @@ def plot_bag_size(table: pd.DataFrame, outputs) -> None:
     ax.set_title(f"{first['dataset']}: mean over folds of {int(first['draws'])} draws per size")
     ax.legend(fontsize="small", frameon=False)
     fig.tight_layout()
-    for path in outputs:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    save_figure(fig, outputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "ltrbv"  # stable element ids: the same table gives the same SVG
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -36,7 +37,13 @@ def plot_performance(table: pd.DataFrame, metric: str, convention: str | None, o
     ax.set_ylim(max(0.0, low - 0.1 * abs(low)), None)
     ax.legend(fontsize="small", frameon=False)
     fig.tight_layout()
+    save_figure(fig, outputs)
+
+
+def save_figure(fig, outputs) -> None:
+    """Write a figure to each path (format from the suffix) atomically, without a date, then close it."""
     for path in outputs:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
+            fmt = str(path).rsplit(".", 1)[-1]
+            fig.savefig(tmp, format=fmt, dpi=150, metadata={"Date": None} if fmt in ("svg", "pdf") else None)
     plt.close(fig)

@@ -1,6 +1,6 @@
 """Benchmark (run by hand, not a rule): the cost of query-level sub-sampling in LambdaMART-rand, and of a bag.
 
-    python src/scripts/bench_bagging.py ../shared/data/MQ2008 [--rounds 200] [--repeats 3]
+    python tests/benchmarks/bench_bagging.py ../shared/data/MQ2008 [--rounds 200] [--repeats 3]
 
 1. Seconds per boosting round on Fold1 (fixed number of rounds, no early stopping, 1 thread) of
    * plain LambdaMART (XGBoost rank:ndcg);
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 import numpy as np  # noqa: E402
 

@@ -182,7 +182,8 @@ def experiment_targets(config: dict) -> list[str]:
 
 def learner_rule_params(config: dict, learner: str) -> dict:
     entry = config["learners"][learner]
-    return {"name": learner, "kind": entry["kind"], "params": dict(entry.get("params", {}))}
+    # sorted keys: Snakemake compares params by repr, so reordering a config entry is not a change
+    return {"name": learner, "kind": entry["kind"], "params": _sorted(dict(entry.get("params", {})))}
 
 
 def unknown_names(config: dict) -> list[str]:
@@ -315,3 +316,14 @@ def performance_targets(config: dict) -> list[str]:
             f"{base}/figures/performance.svg",
         ]
     return targets
+
+
+def intermediate_targets(config: dict) -> list[str]:
+    """Parsed folds, prediction files and per-query metrics: requested by rule all so that a job that
+    failed (and lost its old output) is redone on the next run instead of leaving stale tables."""
+    files = []
+    for dataset in config["run"]["datasets"]:
+        folds = config["datasets"][dataset]["folds"]
+        files += [f"{RESULTS}/{dataset}/parsed/{fold}/{split}.npz" for fold in folds for split in ("train", "vali", "test")]
+        files += prediction_files(config, dataset) + metrics_files(config, dataset)
+    return files
