@@ -51,7 +51,7 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=200_000, help="lines in the MSLR-shaped file")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls of each parser")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "parser.json")
+    parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks" / "parser.json")
     args = parser.parse_args(argv)
 
     from sklearn import __version__ as sklearn_version
