@@ -20,3 +20,29 @@ def require(path: Path) -> Path:
 @pytest.fixture
 def mq2008() -> Path:
     return require(MQ2008 / "Fold1" / "train.txt").parents[1]
+
+
+TINY_LAMBDAMART = {"lambdamart": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 20}}}
+
+
+def tiny_config(folds=("Fold1",), learners=None) -> dict:
+    """A workflow config on a tiny synthetic dataset (60 queries x ~10 documents x 12 features)."""
+    learners = learners or TINY_LAMBDAMART
+    return {
+        "seed": 5,
+        "run": {"datasets": ["tiny"], "learners": list(learners), "seeds": [1]},
+        "metrics": ["ndcg@10", "map"],
+        "datasets": {
+            "tiny": {
+                "root": "results/tiny/raw",
+                "folds": list(folds),
+                "n_features": 12,
+                "label_range": [0, 2],
+                "conventions": ["letor4"],
+                "synthetic": {"n_queries": 60, "docs_per_query": 10, "n_features": 12, "n_informative": 5,
+                              "n_query_level": 1, "seed": 3},
+            }
+        },
+        "learners": dict(learners),
+        "figures": {"metric": "ndcg@10", "convention": "letor4"},
+    }

@@ -26,6 +26,7 @@ import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
+from conftest import tiny_config  # noqa: E402
 from wfhelpers import (  # noqa: E402
     assert_same_results,
     planned_jobs,
@@ -35,27 +36,10 @@ from wfhelpers import (  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-CONFIG = {
-    "seed": 5,
-    "run": {"datasets": ["tiny"], "learners": ["gbm", "forest"], "seeds": [1]},
-    "metrics": ["ndcg@10", "map"],
-    "datasets": {
-        "tiny": {
-            "root": "results/tiny/raw",
-            "folds": ["Fold1"],
-            "n_features": 12,
-            "label_range": [0, 2],
-            "conventions": ["letor4"],
-            "synthetic": {"n_queries": 60, "docs_per_query": 10, "n_features": 12, "n_informative": 5,
-                          "n_query_level": 1, "seed": 3},
-        }
-    },
-    "learners": {
-        "gbm": {"kind": "xgboost", "threads": 2, "params": {"n_estimators": 40}},
-        "forest": {"kind": "random_forest", "threads": 2, "params": {"splitting": "point", "n_estimators": 30}},
-    },
-    "figures": {"metric": "ndcg@10", "convention": "letor4"},
-}
+CONFIG = tiny_config(learners={
+    "gbm": {"kind": "xgboost", "threads": 2, "params": {"n_estimators": 40}},
+    "forest": {"kind": "random_forest", "threads": 2, "params": {"splitting": "point", "n_estimators": 30}},
+})
 TRAIN_JOBS = [("gbm", "Fold1"), ("forest", "Fold1")]
 
 

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
+from conftest import tiny_config  # noqa: E402
 from wfhelpers import REPO, assert_same_results, parse_jobs, snakemake_command  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -36,24 +37,7 @@ PARTITION = os.environ.get("LTRBV_SLURM_PARTITION", "debug")
 # 10 s after each check that did not). Jobs here take 5-15 s, so most are seen at the first check.
 STATUS_INTERVAL = os.environ.get("LTRBV_SLURM_STATUS_INTERVAL", "15")
 
-CONFIG = {
-    "seed": 5,
-    "run": {"datasets": ["tiny"], "learners": ["lambdamart"], "seeds": [1]},
-    "metrics": ["ndcg@10", "map"],
-    "datasets": {
-        "tiny": {
-            "root": "results/tiny/raw",
-            "folds": ["Fold1"],
-            "n_features": 12,
-            "label_range": [0, 2],
-            "conventions": ["letor4"],
-            "synthetic": {"n_queries": 60, "docs_per_query": 10, "n_features": 12, "n_informative": 5,
-                          "n_query_level": 1, "seed": 3},
-        }
-    },
-    "learners": {"lambdamart": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 20}}},
-    "figures": {"metric": "ndcg@10", "convention": "letor4"},
-}
+CONFIG = tiny_config()
 SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", re.M)
 
 

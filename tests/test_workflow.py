@@ -9,28 +9,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, tiny_config
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
 
-SMALL = {
-    "seed": 5,
-    "run": {"datasets": ["tiny"], "learners": ["lambdamart"], "seeds": [1]},
-    "metrics": ["ndcg@10", "map"],
-    "datasets": {
-        "tiny": {
-            "root": "results/tiny/raw",
-            "folds": ["Fold1", "Fold2"],
-            "n_features": 12,
-            "label_range": [0, 2],
-            "conventions": ["letor4"],
-            "synthetic": {"n_queries": 60, "docs_per_query": 10, "n_features": 12, "n_informative": 5,
-                          "n_query_level": 1, "seed": 3},
-        }
-    },
-    "learners": {"lambdamart": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 20}}},
-    "figures": {"metric": "ndcg@10", "convention": "letor4"},
-}
+SMALL = tiny_config(folds=("Fold1", "Fold2"))
 
 
 def run(workdir, config, *args, check=True):
