@@ -21,26 +21,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the oracle of test_lambdamart_rand
 
-import numpy as np  # noqa: E402
 
 from ltrbv.bagging import sample_queries  # noqa: E402
 from ltrbv.data.letor import read_letor  # noqa: E402
 from ltrbv.learners import LambdaMART  # noqa: E402
-
-
-def per_round_subsets(model: LambdaMART, data, rounds: int):
-    import xgboost as xgb
-
-    params = model._params()
-    samples = model.round_query_samples(data.n_queries)
-    booster = None
-    for _ in range(rounds):
-        subset = data.subset_queries(next(samples))
-        matrix = xgb.DMatrix(subset.X, label=subset.labels.astype(np.float32))
-        matrix.set_group(subset.query_sizes)
-        booster = xgb.train(params, matrix, 1, xgb_model=booster)
-    return booster
+from test_lambdamart_rand import per_round_subset_oracle  # noqa: E402
 
 
 def best_of(repeats, fn):
@@ -66,7 +53,7 @@ def main() -> None:
     rand = LambdaMART(**common, query_subsample=0.3, colsample_bynode=0.3)
     t_plain = best_of(args.repeats, lambda: plain.fit(train))
     t_rand = best_of(args.repeats, lambda: rand.fit(train))
-    t_subsets = best_of(1, lambda: per_round_subsets(rand, train, args.rounds))
+    t_subsets = best_of(1, lambda: per_round_subset_oracle(rand, train, args.rounds))
     print(f"Fold1 train: {train.n_queries} queries, {train.n_docs} documents; {args.rounds} rounds, 7 leaves, 1 thread")
     for name, seconds in (("plain LambdaMART", t_plain), ("LambdaMART-rand (query weights)", t_rand),
                           ("per-round subset DMatrix + xgb_model", t_subsets)):

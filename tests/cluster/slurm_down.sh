@@ -12,13 +12,7 @@ export PATH="$PATH:/usr/sbin:/sbin"
 state=${1:-${LTRBV_SLURM_DIR:-/tmp/ltrbv-slurm}}
 conf="$state/slurm.conf"
 
-pid_of() {
-    local pid
-    [ -s "$2" ] || return 1
-    pid=$(tr -dc '0-9' < "$2")
-    [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$1" ] || return 1
-    echo "$pid"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_common.sh"
 
 stop() {  # stop NAME PIDFILE
     local pid

@@ -48,14 +48,7 @@ id munge >/dev/null 2>&1 || die "user 'munge' does not exist (the munge package 
 command -v runuser >/dev/null 2>&1 || die "runuser (util-linux) not found; it starts munged as user munge."
 case "$state" in /*) ;; *) state="$(pwd)/$state"; conf="$state/slurm.conf"; munge_dir="$state/munge"; sock="$munge_dir/munge.socket" ;; esac
 
-# pid_of NAME PIDFILE: print the PID recorded in PIDFILE if that process is running and is NAME.
-pid_of() {
-    local pid
-    [ -s "$2" ] || return 1
-    pid=$(tr -dc '0-9' < "$2")
-    [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$1" ] || return 1
-    echo "$pid"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_common.sh"
 
 node_state() {
     SLURM_CONF="$conf" sinfo --noheader --nodes=localhost --format=%T 2>/dev/null | head -n 1 | tr -d '*~#!%$@^-'
