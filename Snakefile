@@ -12,6 +12,10 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 validate(config, schema=os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+# Sections with a schema of their own (defaults filled in by the validator).
+for _section in ("biasvar", "active"):
+    if _section in config:
+        validate(config[_section], schema=os.path.join(workflow.basedir, "config", "schema", f"{_section}.schema.yaml"))
 
 
 include: "rules/common.smk"
@@ -21,10 +25,14 @@ include: "rules/evaluate.smk"
 include: "rules/report.smk"
 include: "rules/bagging.smk"
 include: "rules/experiments.smk"
+include: "rules/biasvar.smk"
+include: "rules/active.smk"
 
 
 rule all:
     input:
         all_targets(),
         experiment_targets(config),
+        biasvar_targets(),
+        active_targets(),
     default_target: True

@@ -45,4 +45,5 @@ def tiny_config(folds=("Fold1",), learners=None) -> dict:
         },
         "learners": dict(learners),
         "figures": {"metric": "ndcg@10", "convention": "letor4"},
+        "biasvar": {"enabled": False},
     }

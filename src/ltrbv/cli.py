@@ -65,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     syn.add_argument("--seed", type=int)
     syn.add_argument("--sparse", action="store_true", help="omit zero-valued features (Yahoo-style)")
     syn.set_defaults(func=_synthetic)
+
+    from .active.cli import add_parsers as add_active_parsers
+    from .biasvar.cli import add_parsers as add_biasvar_parsers
+
+    add_biasvar_parsers(sub)
+    add_active_parsers(sub)
     return parser
 
 

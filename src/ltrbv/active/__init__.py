@@ -1,0 +1,1 @@
+"""Active estimation of ranking performance (Sawade et al. 2013)."""

@@ -1,0 +1,1 @@
+"""The bias-variance study's tables, figures and summary, built from the reducers' outputs."""

@@ -1,0 +1,65 @@
+"""Many training sets from one fold's training queries (Ibrahim 2021, §5.2.1 and §5.2.2).
+
+* **bootstrap** (§5.2.1): replicate ``i`` is a random ``fraction`` (63%) of the training queries drawn
+  without replacement ("tantamount to bootstrapping without replacement"), independently per replicate;
+* **two-fold** (§5.2.2): repetition ``j`` splits the queries at random into two disjoint halves
+  ``D_1^j`` (replicate ``ja``) and ``D_2^j`` (``jb``); ``D_1^j ∪ D_2^j`` is the whole training set.
+
+Sampling is at query level, so all documents of a query go together.  Every set derives from the
+config seed, the dataset, the fold, the scheme and the replicate number, and is shared by every
+learner and sweep setting (the learners are compared on the same training sets).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .bagging import sample_queries
+from .seeding import derive_seed
+
+_TWOFOLD = re.compile(r"^(\d+)([ab])$")
+
+
+def bootstrap_queries(n_queries: int, fraction: float, base_seed: int, dataset: str, fold: str, replicate: int) -> np.ndarray:
+    """Sorted query numbers of bootstrap replicate ``replicate``: ``round(fraction * n)`` without replacement."""
+    return sample_queries(n_queries, fraction, derive_seed(base_seed, dataset, fold, "bootstrap", int(replicate)))
+
+
+def twofold_halves(n_queries: int, base_seed: int, dataset: str, fold: str, repetition: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two disjoint halves (sorted query numbers) of two-fold repetition ``repetition``; sizes differ by ≤ 1."""
+    if n_queries < 2:
+        raise ValueError("two-fold needs at least 2 training queries")
+    rng = np.random.default_rng(derive_seed(base_seed, dataset, fold, "twofold", int(repetition)))
+    order = rng.permutation(n_queries)
+    half = n_queries // 2
+    return np.sort(order[:half]).astype(np.int64), np.sort(order[half:]).astype(np.int64)
+
+
+def training_set(scheme: str, replicate: str, n_queries: int, fraction: float, base_seed: int, dataset: str,
+                 fold: str) -> np.ndarray:
+    """Query numbers of one training set: ``scheme`` bootstrap with replicate ``"3"``, or twofold with ``"2b"``."""
+    if scheme == "bootstrap":
+        if not str(replicate).isdigit():
+            raise ValueError(f"a bootstrap replicate is a number, got {replicate!r}")
+        return bootstrap_queries(n_queries, fraction, base_seed, dataset, fold, int(replicate))
+    if scheme == "twofold":
+        match = _TWOFOLD.match(str(replicate))
+        if not match:
+            raise ValueError(f"a two-fold replicate is <repetition><a|b>, e.g. '2b'; got {replicate!r}")
+        halves = twofold_halves(n_queries, base_seed, dataset, fold, int(match.group(1)))
+        return halves[0] if match.group(2) == "a" else halves[1]
+    raise ValueError(f"unknown scheme {scheme!r}; known: bootstrap, twofold")
+
+
+def per_tree_subsample(p: float, n_original: int, n_training: int) -> float:
+    """The forest's ``subsample`` (share of ITS training set) that gives ``p`` of the ORIGINAL training queries.
+
+    Ibrahim (2021, §6.1.2) sweeps the sub-sample size per tree p as a share of the original training
+    set; a forest trained on a 63% (or 50%) set must therefore draw ``p * n_original`` of its
+    ``n_training`` queries per tree.  Capped at 1 (a point larger than the set is skipped upstream).
+    """
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"p must be in (0, 1], got {p}")
+    return min(1.0, p * n_original / n_training)

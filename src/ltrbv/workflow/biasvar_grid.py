@@ -1,0 +1,212 @@
+"""The job grid of the bias-variance study (Ibrahim 2021, §5.2 and §6): training sets, sweep, reducers.
+
+Config section ``biasvar`` (schema: ``config/schema/biasvar.schema.yaml``, which fills in defaults)::
+
+    biasvar:
+      enabled: true
+      folds: [Fold1]                       # folds studied (default: the dataset's first fold)
+      bootstrap: {replicates: 10, fraction: 0.63}   # B sets of 63% of the training queries, w/o replacement
+      twofold: {repetitions: 5}            # J repetitions of two disjoint halves
+      sweep:                               # a learner parameter varied over values (first: per-tree p)
+        learners: [rf-point]
+        param: subsample                   # p: fraction of the ORIGINAL training queries per tree
+        values: [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.63]
+        schemes: [bootstrap, twofold]
+      compare:                             # Table 5: learners at their configured parameters
+        learners: [rf-point, lambdamart]
+        schemes: [twofold]
+      metrics: [ndcg, ndcg@10, map]
+      convention: standard
+
+Wildcards of the study's files:
+
+* ``scheme``: ``bootstrap`` or ``twofold``;
+* ``replicate``: ``1`` .. ``B`` (bootstrap) or ``1a``, ``1b`` .. ``Ja``, ``Jb`` (two-fold, the two halves);
+* ``setting``: ``base`` (the learner as configured) or ``<param>=<value>`` for a sweep point.
+
+A sweep point of ``subsample`` larger than a scheme's training set (p > 0.63 for bootstrap, p > 0.5
+for two-fold) is skipped, so the two-fold curves stop at 0.5 (Ibrahim 2021, footnote 19).
+"""
+
+from __future__ import annotations
+
+from ..learners import LEARNER_KINDS
+from .grid import BAG_KIND, RESULTS, bag_learners
+
+SCHEMES = ("bootstrap", "twofold")
+BASE_SETTING = "base"
+TWOFOLD_FRACTION = 0.5
+
+
+def settings(config: dict) -> dict | None:
+    """The study's settings, or None when the section is absent or ``enabled: false``."""
+    section = config.get("biasvar")
+    if not section or not section.get("enabled", True):
+        return None
+    return section
+
+
+def study_folds(config: dict, dataset: str) -> list[str]:
+    section = settings(config)
+    folds = section.get("folds") or config["datasets"][dataset]["folds"][:1]
+    return list(folds)
+
+
+def replicates(config: dict, scheme: str) -> list[str]:
+    """Replicate names of a scheme: ``1..B`` or ``1a 1b .. Ja Jb`` (the order the reducers expect)."""
+    section = settings(config)
+    if scheme == "bootstrap":
+        return [str(i) for i in range(1, int(section["bootstrap"]["replicates"]) + 1)]
+    if scheme == "twofold":
+        return [f"{j}{half}" for j in range(1, int(section["twofold"]["repetitions"]) + 1) for half in "ab"]
+    raise ValueError(f"unknown scheme {scheme!r}; known: {SCHEMES}")
+
+
+def scheme_fraction(config: dict, scheme: str) -> float:
+    """Share of the fold's training queries in one training set of a scheme."""
+    return float(settings(config)["bootstrap"]["fraction"]) if scheme == "bootstrap" else TWOFOLD_FRACTION
+
+
+def format_value(value) -> str:
+    """A sweep value as it appears in a file name: ``0.05`` -> ``0.05``, ``8`` -> ``8``."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def setting_name(param: str, value) -> str:
+    return f"{param}={format_value(value)}"
+
+
+def sweep_points(config: dict, scheme: str) -> list[tuple[str, object]]:
+    """(setting, value) of the sweep points that fit in the scheme's training sets."""
+    sweep = settings(config)["sweep"]
+    if scheme not in sweep.get("schemes", SCHEMES):
+        return []
+    points = []
+    for value in sweep["values"]:
+        if sweep["param"] == "subsample" and float(value) > scheme_fraction(config, scheme) + 1e-9:
+            continue  # larger than the training set: skipped (the two-fold curves stop at 0.5)
+        points.append((setting_name(sweep["param"], value), value))
+    return points
+
+
+def study_runs(config: dict, dataset: str) -> list[tuple[str, str, str, str]]:
+    """Every (learner, fold, setting, scheme) the study reduces: sweep points and comparison entries."""
+    section = settings(config)
+    runs = []
+    for fold in study_folds(config, dataset):
+        for learner in section["sweep"]["learners"]:
+            for scheme in SCHEMES:
+                runs += [(learner, fold, setting, scheme) for setting, _ in sweep_points(config, scheme)]
+        for learner in section["compare"]["learners"]:
+            runs += [(learner, fold, BASE_SETTING, scheme) for scheme in section["compare"]["schemes"]]
+    seen, unique = set(), []
+    for run in runs:
+        if run not in seen:
+            seen.add(run)
+            unique.append(run)
+    return unique
+
+
+def sample_file(dataset: str, fold: str, scheme: str, replicate: str) -> str:
+    return f"{RESULTS}/{dataset}/biasvar/samples/{fold}/{scheme}/rep{replicate}.json"
+
+
+def prediction_dir(dataset: str, learner: str, fold: str, setting: str, scheme: str, replicate: str) -> str:
+    return f"{RESULTS}/{dataset}/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}"
+
+
+def replicate_score_files(config: dict, dataset: str, learner: str, fold: str, setting: str, scheme: str) -> list[str]:
+    return [f"{prediction_dir(dataset, learner, fold, setting, scheme, r)}/test.scores"
+            for r in replicates(config, scheme)]
+
+
+def reduced_file(dataset: str, learner: str, fold: str, setting: str, scheme: str, suffix: str = "json") -> str:
+    return f"{RESULTS}/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.{suffix}"
+
+
+def reduced_files(config: dict, dataset: str) -> list[str]:
+    return [reduced_file(dataset, *run) for run in study_runs(config, dataset)]
+
+
+def learner_spec(config: dict, learner: str, setting: str) -> dict:
+    """The learner entry a training job uses: the configured one, with the sweep value set for a sweep point.
+
+    The parameter keys are sorted: Snakemake compares params by repr, so reordering a config entry
+    is not a change.
+    """
+    entry = config["learners"][learner]
+    params = dict(entry.get("params", {}))
+    spec = {"name": learner, "kind": entry["kind"], "setting": setting, "sweep": None}
+    if setting != BASE_SETTING:
+        param, _, text = setting.partition("=")
+        sweep = settings(config)["sweep"]
+        value = next(v for v in sweep["values"] if format_value(v) == text)
+        spec["sweep"] = {"param": param, "value": value,
+                         "relative_to_original": param == "subsample" and sweep.get("relative_to", "original") == "original"}
+        params[param] = value
+    if entry["kind"] == BAG_KIND:
+        from .grid import bag_spec
+
+        bag = bag_spec(config, learner)
+        spec["bag"] = {key: bag[key] for key in ("base", "kind", "params", "n_models", "sample_fraction", "combine")}
+    spec["params"] = {key: params[key] for key in sorted(params)}
+    return spec
+
+
+def trainable(config: dict, learner: str) -> bool:
+    kind = config["learners"][learner]["kind"]
+    return kind in LEARNER_KINDS or kind == BAG_KIND
+
+
+def figure_names() -> list[str]:
+    return ["biasvar_pointwise", "biasvar_listwise", "biasvar_ranking_error", "zhang_bias_variance"]
+
+
+def targets(config: dict) -> list[str]:
+    """Everything the study makes for every dataset of the run (empty when the study is off)."""
+    if settings(config) is None:
+        return []
+    files = []
+    for dataset in config["run"]["datasets"]:
+        base = f"{RESULTS}/{dataset}"
+        files += reduced_files(config, dataset)
+        files += [f"{base}/tables/biasvar_sweep.csv", f"{base}/tables/biasvar_comparison.csv",
+                  f"{base}/tables/biasvar_comparison.md", f"{base}/tables/zhang.csv", f"{base}/tables/zhang.md",
+                  f"{base}/tables/significance.csv", f"{base}/tables/significance.md", f"{base}/summary.md"]
+        files += [f"{base}/figures/{name}.{ext}" for name in figure_names() for ext in ("png", "svg")]
+    return files
+
+
+def problems(config: dict) -> list[str]:
+    """Problems the schema cannot see (names of learners and folds that do not exist, ...)."""
+    section = settings(config)
+    if section is None:
+        return []
+    found = []
+    known = config["learners"]
+    for key in ("sweep", "compare"):
+        for name in section[key]["learners"]:
+            if name not in known:
+                found.append(f"biasvar.{key}.learners names {name!r}, which is not under learners: {sorted(known)}")
+            elif not trainable(config, name):
+                found.append(f"biasvar.{key}.learners: {name!r} is of kind {known[name]['kind']!r}, which the "
+                             "study cannot train on a sample of queries (built-in learners and bags only)")
+    sweep = section["sweep"]
+    for name in sweep["learners"]:
+        if name in known and name in bag_learners(config):
+            found.append(f"biasvar.sweep.learners: {name!r} is a bag; sweep its base learner instead")
+        elif name in known and sweep["param"] == "subsample" and known[name]["kind"] != "random_forest":
+            found.append(f"biasvar.sweep.learners: {name!r} has no per-tree subsample (param 'subsample' is a "
+                         "random-forest parameter)")
+    for dataset in config["run"]["datasets"]:
+        if dataset not in config["datasets"]:
+            continue
+        for fold in section.get("folds") or []:
+            if fold not in config["datasets"][dataset]["folds"]:
+                found.append(f"biasvar.folds: {fold!r} is not among datasets.{dataset}.folds")
+    for metric in section["metrics"]:
+        if metric not in ("ndcg", "ndcg@10", "map", "ap") and not metric.startswith("ndcg@"):
+            found.append(f"biasvar.metrics: {metric!r} is not one of ndcg, ndcg@k, map")
+    if section["sweep"]["learners"] and not any(sweep_points(config, s) for s in SCHEMES):
+        found.append("biasvar.sweep.values: no value fits in any scheme's training sets")
+    return found

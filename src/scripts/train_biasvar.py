@@ -1,0 +1,80 @@
+"""Rule train_biasvar: one learner, at one sweep setting, on one training set of the study; scores the test set.
+
+The training set is the sample file's queries (bootstrap replicate or two-fold half, Ibrahim 2021 §5.2).
+For a sweep of ``subsample`` with ``relative_to: original`` the value is the paper's p, a share of the
+fold's ORIGINAL training queries, turned into the forest's share of this set
+(:func:`ltrbv.training_sets.per_tree_subsample`).  A bag (BL-MART) is fitted here sub-model by
+sub-model, each on ``sample_fraction`` of this set's queries, and combined per query
+(Ganjisaffar et al. 2011, §3.5.1).
+"""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.modules.setdefault("sklearn", None)  # xgboost's optional sklearn import costs ~1.5 s per job
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+import numpy as np
+
+from ltrbv.bagging import combine, sample_queries
+from ltrbv.data.cache import load_cache
+from ltrbv.io import write_json, write_scores
+from ltrbv.learners import make_learner
+from ltrbv.provenance import package_versions
+from ltrbv.seeding import derive_seed
+from ltrbv.training_sets import per_tree_subsample
+from ltrbv.workflow.logs import progress_bar, rule_log
+
+sm = snakemake  # noqa: F821
+with rule_log(sm) as log:
+    spec = sm.params.learner
+    train, vali, test = (load_cache(sm.input[k]) for k in ("train", "vali", "test"))
+    queries = np.asarray(json.loads(Path(sm.input.queries).read_text())["query_indices"], dtype=np.int64)
+    subset = train.subset_queries(queries)
+    params = dict(spec["params"])
+    sweep = spec["sweep"]
+    if sweep and sweep["relative_to_original"]:
+        params["subsample"] = per_tree_subsample(float(sweep["value"]), train.n_queries, subset.n_queries)
+        log.info("p = %s of %d original queries -> subsample %.6f of this set's %d queries",
+                 sweep["value"], train.n_queries, params["subsample"], subset.n_queries)
+    started = time.perf_counter()
+    if spec["kind"] == "bag":
+        bag = spec["bag"]
+        matrix = []
+        with progress_bar(total=bag["n_models"], desc=spec["name"], unit="sub-model") as bar:
+            for k in range(bag["n_models"]):
+                seed = derive_seed(sm.params.random_state, "sub", k)
+                chosen = sample_queries(subset.n_queries, bag["sample_fraction"], derive_seed(seed, "queries"))
+                learner = make_learner(bag["kind"], bag["params"], random_state=seed, n_threads=sm.threads)
+                matrix.append(learner.fit_predict(subset.subset_queries(chosen), vali, (test,))[0])
+                bar.update()
+        test_scores = combine(np.array(matrix), test.query_offsets, bag["combine"])
+    else:
+        learner = make_learner(spec["kind"], params, random_state=sm.params.random_state, n_threads=sm.threads)
+        log.info("training %s (%s, %s) on %d of %d training queries, seed %d, %d threads", spec["name"],
+                 spec["kind"], spec["setting"], subset.n_queries, train.n_queries, sm.params.random_state, sm.threads)
+        with progress_bar(total=getattr(learner, "n_estimators", None), desc=spec["name"], unit="tree") as bar:
+            (test_scores,) = learner.fit_predict(subset, vali, (test,), progress=bar.update)
+    fit_seconds = time.perf_counter() - started
+    write_scores(sm.output.test, test.to_file_order(test_scores))
+    w = sm.wildcards
+    write_json(sm.output.meta, {
+        "learner": spec["name"],
+        "kind": spec["kind"],
+        "setting": spec["setting"],
+        "sweep": sweep,
+        "params": params,
+        "bag": spec.get("bag"),
+        "scheme": w.scheme,
+        "replicate": w.replicate,
+        "random_state": sm.params.random_state,
+        "dataset": w.dataset,
+        "fold": w.fold,
+        "train_queries": subset.n_queries,
+        "original_train_queries": train.n_queries,
+        "fit_seconds": round(fit_seconds, 3),
+        "versions": package_versions(),
+    })
+    log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)

@@ -1,0 +1,27 @@
+"""Rule zhang_table: Zhang et al. (2013) bias, variance and bias² + variance of AP and NDCG across queries."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+from ltrbv.data.cache import load_cache
+from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.study.plots import plot_zhang
+from ltrbv.study.zhang_family import zhang_markdown, zhang_table
+from ltrbv.workflow.logs import rule_log
+
+sm = snakemake  # noqa: F821
+with rule_log(sm) as log:
+    folds, learners = list(sm.params.folds), list(sm.params.learners)
+    datas = [load_cache(p) for p in sm.input.data]
+    paths = iter(sm.input.scores)  # learner-major, fold-minor (as the rule lists them)
+    scores = {name: [data.from_file_order(read_scores(next(paths), n_expected=data.n_docs)) for data in datas]
+              for name in learners}
+    settings = sm.params.zhang
+    table = zhang_table(datas, scores, settings["metrics"], settings["targets"], sm.params.convention)
+    with atomic_path(sm.output.csv) as tmp:
+        table.to_csv(tmp, index=False, float_format="%.8g")
+    write_text(sm.output.md, zhang_markdown(table, sm.wildcards.dataset))
+    plot_zhang(table, sm.wildcards.dataset, [sm.output.png, sm.output.svg])
+    log.info("%d learners x %d folds -> %d rows", len(learners), len(folds), len(table))
