@@ -27,6 +27,7 @@ include: "rules/bagging.smk"
 include: "rules/experiments.smk"
 include: "rules/biasvar.smk"
 include: "rules/active.smk"
+include: "rules/diagnostics.smk"
 
 
 rule all:
@@ -35,4 +36,5 @@ rule all:
         experiment_targets(config),
         biasvar_targets(),
         active_targets(),
+        diagnostics_targets(),
     default_target: True

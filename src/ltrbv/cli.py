@@ -45,6 +45,32 @@ def _synthetic(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from .workflow.plan import calibration_costs, calibration_targets, dry_run, estimate
+
+    jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
+    if args.calibration_targets:
+        print("\n".join(calibration_targets(jobs)))
+        return 0
+    print(f"{counts.get('total', len(jobs))} jobs (snakemake --dry-run" + (", placeholder folds" if args.placeholders
+                                                                           else "") + "):")
+    for rule, count in counts.items():
+        if rule != "total":
+            print(f"  {rule:<24} {count:>6}")
+    if args.calibration:
+        costs = calibration_costs(args.calibration)
+        if costs.empty:
+            raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
+        table = estimate(jobs, costs, scale=args.scale)
+        known = table["core_hours"].notna()
+        print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale:g}):")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(f"\ntotal: {table.loc[known, 'core_hours'].sum():.1f} core-hours"
+              + (f"; {int(table.loc[~known, 'jobs'].sum())} jobs of uncalibrated rules not counted" if (~known).any()
+                 else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ltrbv", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -65,6 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
     syn.add_argument("--seed", type=int)
     syn.add_argument("--sparse", action="store_true", help="omit zero-valued features (Yahoo-style)")
     syn.set_defaults(func=_synthetic)
+
+    plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run")
+    plan.add_argument("--configfile", nargs="+", default=[], help="config files merged over config/config.yaml")
+    plan.add_argument("--placeholders", action="store_true",
+                      help="point absent real datasets at tiny placeholder folds (to list a paper-scale grid)")
+    plan.add_argument("--calibration", nargs="+", metavar="BENCHMARK_DIR",
+                      help="benchmark folders of a calibration run, e.g. results/mslr10k/benchmarks")
+    plan.add_argument("--scale", type=float, default=1.0,
+                      help="multiply training costs, e.g. real training documents / calibration documents")
+    plan.add_argument("--calibration-targets", action="store_true",
+                      help="print one training target per (rule, learner, setting): a small calibration run")
+    plan.set_defaults(func=_plan)
 
     from .active.cli import add_parsers as add_active_parsers
     from .biasvar.cli import add_parsers as add_biasvar_parsers

@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from ltrbv.workflow.dryrun import Job, job_counts, parse_jobs  # noqa: F401  (re-exported for the tests)
 
 REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
@@ -51,45 +51,6 @@ def snakemake(workdir: Path, config: dict, *args: str, cores: int | None = 2, ch
     return result
 
 
-@dataclass(frozen=True)
-class Job:
-    rule: str
-    wildcards: tuple = ()
-    reason: str = field(default="", compare=False)
-
-    def get(self, name: str, default=None):
-        return dict(self.wildcards).get(name, default)
-
-    def __str__(self) -> str:
-        wc = ",".join(f"{k}={v}" for k, v in self.wildcards)
-        return f"{self.rule}({wc})"
-
-
-_RULE = re.compile(r"^(?:local)?rule (\S+):\s*$")
-
-
-def parse_jobs(output: str) -> list[Job]:
-    """Jobs in Snakemake's dry-run listing ("rule NAME:" blocks with "wildcards:" and "reason:" lines)."""
-    jobs, current = [], None
-    for line in output.splitlines() + [""]:
-        match = _RULE.match(line)
-        if match:
-            current = {"rule": match.group(1), "wildcards": (), "reason": ""}
-            continue
-        if current is None:
-            continue
-        stripped = line.strip()
-        if stripped.startswith("wildcards:"):
-            pairs = [item.split("=", 1) for item in stripped[len("wildcards:"):].split(", ") if "=" in item]
-            current["wildcards"] = tuple(sorted((k.strip(), v.strip()) for k, v in pairs))
-        elif stripped.startswith("reason:"):
-            current["reason"] = stripped[len("reason:"):].strip()
-        elif not line.startswith((" ", "\t")):
-            jobs.append(Job(current["rule"], current["wildcards"], current["reason"]))
-            current = None
-    return jobs
-
-
 def planned_jobs(workdir: Path, config: dict, *targets: str) -> list[Job]:
     """The jobs ``snakemake --dry-run`` would run (excluding the target-only rule ``all``)."""
     result = snakemake(workdir, config, "--dry-run", *targets)
@@ -99,22 +60,6 @@ def planned_jobs(workdir: Path, config: dict, *targets: str) -> list[Job]:
     jobs = [job for job in parse_jobs(text) if job.rule != "all"]
     assert jobs, f"could not read the job list of the dry run:\n{text[-4000:]}"
     return jobs
-
-
-def job_counts(output: str) -> dict[str, int]:
-    """The "Job stats" table of a dry run: {rule: count, ..., 'total': n}."""
-    counts, inside = {}, False
-    for line in output.splitlines():
-        if line.startswith("Job stats"):
-            inside = True
-            continue
-        if inside:
-            parts = line.split()
-            if len(parts) == 2 and parts[1].isdigit():
-                counts[parts[0]] = int(parts[1])
-                if parts[0] == "total":
-                    break
-    return counts
 
 
 def letor_lines(n_queries: int, docs_per_query: int, n_features: int, seed: int, qid_start: int = 1) -> str:

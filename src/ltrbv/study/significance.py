@@ -76,8 +76,9 @@ def significance_markdown(table: pd.DataFrame, dataset: str) -> str:
     pvalues = pooled[pooled["learner"] != baseline][["learner", "metric", "difference", "p_t", "p_randomisation",
                                                       "mark_t", "mark_randomisation"]]
     per_fold = table[(table["fold"] != POOLED) & (table["learner"] != baseline)]
-    per_fold_marks = per_fold.pivot_table(index=["learner", "metric"], columns="fold", values="mark_t",
-                                          aggfunc="first").fillna("").reset_index()
+    per_fold_marks = per_fold.pivot(index=["learner", "metric"], columns="fold", values="mark_t")
+    per_fold_marks = per_fold_marks.reindex(columns=list(dict.fromkeys(per_fold["fold"]))).fillna("—")
+    per_fold_marks = per_fold_marks.replace("", "—").reset_index()
     return "".join([
         f"# Performance on {dataset} with paired significance tests\n\n",
         f"Test queries of all folds pooled; `{convention}` convention; mean ± std over folds.  Against "

@@ -113,6 +113,7 @@ def build_summary(dataset: str, sweep: pd.DataFrame, comparison: pd.DataFrame, z
             lines += ["", f"Lowest SRE: **{best_sre}**; lowest VRE: **{best_vre}**; lowest error: **{best_err}**. "
                       "The paper: SRE is the main contributor to the error for both RF-point and LambdaMART.", ""]
     if not significance.empty:
+        significance = significance.fillna({"mark_t": "", "mark_randomisation": ""})
         pooled = significance[significance["fold"] == "all"]
         baseline = pooled["baseline"].iloc[0]
         lines += [f"## Performance against {baseline} (paired tests over all test queries)", "",

@@ -1,0 +1,76 @@
+# Forest diagnostics (Ibrahim & Carman 2016): progressive strength of individual trees (Fig. 7).
+# Switched on by the config section `diagnostics: {tree_strength: {...}}` (off when absent):
+#   tree_strength       grow n_trees trees of one random-forest learner on a fold's training set; mean over
+#                       trees of the expected NDCG after every node expansion, on the training and test sets
+#   plot_tree_strength  one figure per dataset: one colour per learner, solid = train, dashed = test
+
+from functools import partial
+
+from ltrbv.workflow import diagnostics_grid as dgg
+
+_dg_problems = dgg.problems(config)
+if _dg_problems:
+    raise WorkflowError("invalid config:\n  " + "\n  ".join(_dg_problems))
+
+# requested by rule all (empty when the diagnostics are off)
+diagnostics_targets = partial(dgg.targets, config)
+_ts = dgg.tree_strength_settings(config) or {}
+
+
+rule tree_strength:
+    """Fig. 7 data for one learner: mean over n_trees trees of the expected NDCG after each node expansion."""
+    input:
+        train=lambda w: dgg.tree_strength_input(config, w.dataset, "train"),
+        test=lambda w: dgg.tree_strength_input(config, w.dataset, "test"),
+    output:
+        "results/{dataset}/diagnostics/tree_strength/{learner}.csv",
+    params:
+        params=lambda w: dgg.tree_strength_params(config, w.learner),
+        n_trees=_ts.get("n_trees"),
+        max_expansions=_ts.get("max_expansions"),
+        fold=lambda w: dgg.tree_strength_fold(config, w.dataset),
+        random_state=lambda w: derive_seed(config["seed"], w.dataset, dgg.tree_strength_fold(config, w.dataset),
+                                           w.learner, "strength"),
+    wildcard_constraints:
+        learner=_alternatives(_ts.get("learners", [])),
+    log:
+        "results/{dataset}/logs/tree_strength/{learner}.log",
+    benchmark:
+        "results/{dataset}/benchmarks/tree_strength/{learner}.tsv"
+    threads: lambda w: config["learners"][w.learner].get("threads", 1)
+    resources:
+        mem_mb=rule_resources("tree_strength", "mem_mb", 2000),
+        runtime=rule_resources("tree_strength", "runtime", 60),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/tree_strength.py"
+
+
+rule plot_tree_strength:
+    """Fig. 7: strength of single trees against the order of node expansion, train (solid) and test (dashed)."""
+    input:
+        lambda w: dgg.tree_strength_files(config, w.dataset),
+    output:
+        png=report(
+            "results/{dataset}/figures/tree_strength.png",
+            caption="captions/tree_strength.rst",
+            category="Forests",
+        ),
+        svg="results/{dataset}/figures/tree_strength.svg",
+    params:
+        learners=_ts.get("learners", []),
+        n_trees=_ts.get("n_trees"),
+        fold=lambda w: dgg.tree_strength_fold(config, w.dataset),
+    log:
+        "results/{dataset}/logs/plot_tree_strength.log",
+    benchmark:
+        "results/{dataset}/benchmarks/plot_tree_strength.tsv"
+    threads: 1
+    resources:
+        mem_mb=rule_resources("plot_tree_strength", "mem_mb", 1000),
+        runtime=rule_resources("plot_tree_strength", "runtime", 10),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/plot_tree_strength.py"

@@ -1,0 +1,105 @@
+"""The job grid of the forest diagnostics (Ibrahim & Carman 2016): progressive strength of trees (Fig. 7).
+
+Config section ``diagnostics`` (schema: ``config/schema/diagnostics.schema.yaml``; off when absent)::
+
+    diagnostics:
+      tree_strength:
+        enabled: true
+        learners: [rf-point, rf-list]   # names under learners:, of kind random_forest
+        n_trees: 20                     # trees grown per learner (the paper's 20)
+        fold: null                      # null: each dataset's first fold
+        max_expansions: null            # null: whole trees; an integer caps every curve
+
+One ``tree_strength`` job per (dataset, learner) writes
+``results/{dataset}/diagnostics/tree_strength/{learner}.csv``; one
+``plot_tree_strength`` job per dataset draws ``figures/tree_strength.{png,svg}``.
+"""
+
+from __future__ import annotations
+
+from .grid import RESULTS, _sorted
+
+FOREST_KIND = "random_forest"
+
+#: defaults of ``diagnostics.tree_strength`` (the schema fills in the same ones)
+TREE_STRENGTH_DEFAULTS = {"enabled": True, "learners": ["rf-point", "rf-list"], "n_trees": 20, "fold": None,
+                          "max_expansions": None}
+
+
+def tree_strength_settings(config: dict) -> dict | None:
+    """The tree-strength diagnostic with defaults filled in, or None when absent or ``enabled: false``."""
+    section = (config.get("diagnostics") or {}).get("tree_strength")
+    if not section:
+        return None
+    settings = {**TREE_STRENGTH_DEFAULTS, **section}
+    if not settings["enabled"]:
+        return None
+    return settings
+
+
+def tree_strength_fold(config: dict, dataset: str) -> str:
+    settings = tree_strength_settings(config)
+    return settings["fold"] or config["datasets"][dataset]["folds"][0]
+
+
+def tree_strength_input(config: dict, dataset: str, split: str) -> str:
+    """The parsed split of the fold whose training set grows the trees."""
+    return f"{RESULTS}/{dataset}/parsed/{tree_strength_fold(config, dataset)}/{split}.npz"
+
+
+def tree_strength_params(config: dict, learner: str) -> dict:
+    """A learner's forest parameters, key-sorted (Snakemake compares params by repr)."""
+    return _sorted(dict(config["learners"][learner].get("params", {})))
+
+
+def tree_strength_file(dataset: str, learner: str) -> str:
+    return f"{RESULTS}/{dataset}/diagnostics/tree_strength/{learner}.csv"
+
+
+def tree_strength_files(config: dict, dataset: str) -> list[str]:
+    settings = tree_strength_settings(config)
+    return [tree_strength_file(dataset, learner) for learner in settings["learners"]] if settings else []
+
+
+def targets(config: dict) -> list[str]:
+    """The diagnostics' tables and figures for every dataset of the run (empty when off)."""
+    if tree_strength_settings(config) is None:
+        return []
+    files = []
+    for dataset in config["run"]["datasets"]:
+        files += tree_strength_files(config, dataset)
+        files += [f"{RESULTS}/{dataset}/figures/tree_strength.{ext}" for ext in ("png", "svg")]
+    return files
+
+
+def problems(config: dict) -> list[str]:
+    """Config errors the schema cannot see, each naming its key."""
+    settings = tree_strength_settings(config)
+    if settings is None:
+        return []
+    key = "diagnostics.tree_strength"
+    found = []
+    learners = settings["learners"]
+    if not learners:
+        found.append(f"{key}.learners is empty: name at least one learner of kind {FOREST_KIND!r}")
+    known = config.get("learners", {})
+    for name in learners:
+        if name not in known:
+            found.append(f"{key}.learners names {name!r}, which is not under learners: {sorted(known)}")
+        elif known[name].get("kind") != FOREST_KIND:
+            found.append(f"{key}.learners: {name!r} is of kind {known[name].get('kind')!r}; the progressive "
+                         f"strength of trees needs a learner of kind {FOREST_KIND!r}")
+    if len(set(learners)) != len(learners):
+        found.append(f"{key}.learners names a learner twice: {learners}")
+    n_trees = settings["n_trees"]
+    if isinstance(n_trees, bool) or not isinstance(n_trees, int) or n_trees < 1:
+        found.append(f"{key}.n_trees must be a positive integer, got {n_trees!r}")
+    cap = settings["max_expansions"]
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+        found.append(f"{key}.max_expansions must be null or a positive integer, got {cap!r}")
+    fold = settings["fold"]
+    for dataset in config.get("run", {}).get("datasets", []):
+        folds = config.get("datasets", {}).get(dataset, {}).get("folds", [])
+        if fold is not None and fold not in folds:
+            found.append(f"{key}.fold {fold!r} is not among datasets.{dataset}.folds: {folds}")
+    return found

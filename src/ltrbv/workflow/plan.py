@@ -1,0 +1,165 @@
+"""``ltrbv plan``: the job grid of a config (a Snakemake dry run) and its cost in core-hours.
+
+1. The config files are merged over the default ``config/config.yaml`` as Snakemake merges them.
+   With ``placeholders``, every real dataset of the run whose files are absent gets tiny placeholder
+   folds (valid LETOR lines) in a scratch folder, so that the full grid of a paper-scale config can
+   be listed on a machine without the data.
+2. ``snakemake --dry-run`` lists the jobs; the "Job stats" table gives the counts per rule.
+3. A calibration run's benchmark files (``results/*/benchmarks/<rule>/<learner>/.../*.tsv``, one per
+   job) give each job's cost in core-seconds (``cpu_time``, or wall ``s`` when larger); a planned job
+   costs the median of the calibration jobs of the same rule, learner and setting (falling back to
+   the rule and learner, then the rule).  ``scale`` multiplies the training rules' costs, e.g. the
+   ratio of the real training set's documents to the calibration data's.
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .datasets import SPLITS, raw_file
+from .dryrun import Job, job_counts, parse_jobs
+
+REPO = Path(__file__).resolve().parents[3]
+TRAINING_RULES = ("train_model", "train_biasvar", "train_trial", "bag_submodel")
+
+
+def merge(base: dict, update: dict) -> dict:
+    """Snakemake's merge of config files: nested mappings are merged, everything else replaced."""
+    out = copy.deepcopy(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def merged_config(configfiles: list[str]) -> dict:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for path in configfiles:
+        config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
+    return config
+
+
+def _placeholder_lines(n_features: int, first_qid: int) -> str:
+    lines = []
+    for q in range(first_qid, first_qid + 4):
+        for d in range(3):
+            features = " ".join(f"{j}:{(q * 7 + d * 3 + j) % 5 / 4:.2f}" for j in range(1, n_features + 1))
+            lines.append(f"{d % 2} qid:{q} {features}")
+    return "\n".join(lines) + "\n"
+
+
+def placeholder_overrides(config: dict, scratch: Path) -> dict:
+    """Config overrides pointing each absent real dataset of the run at tiny placeholder folds in ``scratch``."""
+    overrides = {}
+    for name in config["run"]["datasets"]:
+        dataset = config["datasets"][name]
+        if dataset.get("synthetic"):
+            continue
+        root = scratch / "placeholders" / name
+        placed = {**dataset, "root": str(root)}
+        for i, fold in enumerate(dataset["folds"]):
+            for j, split in enumerate(SPLITS):
+                path = Path(raw_file(placed, fold, split))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(_placeholder_lines(int(dataset["n_features"]), 100 * (3 * i + j) + 1))
+        overrides[name] = {"root": str(root)}
+    return {"datasets": overrides} if overrides else {}
+
+
+def dry_run(configfiles: list[str], placeholders: bool = False, targets: tuple[str, ...] = ()) -> tuple[list[Job], dict, str]:
+    """(jobs, counts per rule, output) of ``snakemake --dry-run`` for the config files, in a scratch folder."""
+    with tempfile.TemporaryDirectory(prefix="ltrbv-plan-") as scratch:
+        scratch = Path(scratch)
+        files = [str(Path(p).resolve()) for p in configfiles]
+        if placeholders:
+            overrides = placeholder_overrides(merged_config(files), scratch)
+            if overrides:
+                path = scratch / "placeholders.yaml"
+                path.write_text(yaml.safe_dump(overrides))
+                files.append(str(path))
+        command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
+                   str(scratch), "--dry-run", "--nocolor", "--cores", "1", *targets]
+        if files:
+            command += ["--configfile", *files]
+        result = subprocess.run(command, capture_output=True, text=True)
+        text = result.stdout + result.stderr
+        if result.returncode != 0:
+            raise ValueError(f"the dry run failed:\n{text[-4000:]}")
+    jobs = [job for job in parse_jobs(text) if job.rule != "all"]
+    return jobs, job_counts(text), text
+
+
+def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
+    """One row per calibration job: rule, learner, setting, core_seconds (from Snakemake benchmark files)."""
+    rows = []
+    for root in benchmark_roots:
+        for path in Path(root).rglob("*.tsv"):
+            parts = path.relative_to(root).parts
+            if len(parts) < 1:
+                continue
+            bench = pd.read_csv(path, sep="\t")
+            if bench.empty:
+                continue
+            last = bench.iloc[-1]
+            cost = max(float(last.get("cpu_time", 0.0) or 0.0), float(last["s"]))
+            rule = parts[0] if len(parts) > 1 else path.stem
+            learner = parts[1] if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") and len(parts) > 2 else None
+            setting = parts[3] if rule in ("train_biasvar", "reduce_biasvar") and len(parts) > 4 else None
+            rows.append({"rule": rule, "learner": learner or "", "setting": setting or "", "core_seconds": cost})
+    return pd.DataFrame(rows, columns=["rule", "learner", "setting", "core_seconds"])
+
+
+def estimate(jobs: list[Job], costs: pd.DataFrame, scale: float = 1.0) -> pd.DataFrame:
+    """Core-seconds per planned (rule, learner, setting), from the calibration's medians."""
+    costs = costs.fillna("")
+    by_setting = costs.groupby(["rule", "learner", "setting"])["core_seconds"].median().to_dict()
+    by_learner = costs.groupby(["rule", "learner"])["core_seconds"].median().to_dict()
+    by_rule = costs.groupby("rule")["core_seconds"].median().to_dict()
+    planned = pd.DataFrame([{"rule": j.rule, "learner": j.get("learner") or "", "setting": j.get("setting") or ""}
+                            for j in jobs], columns=["rule", "learner", "setting"])
+    grouped = planned.groupby(["rule", "learner", "setting"]).size().reset_index(name="jobs")
+    each, source = [], []
+    for row in grouped.itertuples():
+        candidates = ((by_setting, "rule+learner+setting", (row.rule, row.learner, row.setting)),
+                      (by_learner, "rule+learner", (row.rule, row.learner)), (by_rule, "rule", row.rule))
+        found = next(((table[key], label) for table, label, key in candidates if key in table), None)
+        if found is None:
+            each.append(float("nan"))
+            source.append("uncalibrated")
+        else:
+            each.append(found[0] * (scale if row.rule in TRAINING_RULES else 1.0))
+            source.append(found[1])
+    grouped["core_seconds_each"] = each
+    grouped["core_hours"] = grouped["jobs"] * grouped["core_seconds_each"] / 3600
+    grouped["source"] = source
+    return grouped
+
+
+def calibration_targets(jobs: list[Job]) -> list[str]:
+    """One training job per (rule, learner, setting) of the plan: what a small calibration run needs."""
+    seen, targets = set(), []
+    for job in jobs:
+        if job.rule not in TRAINING_RULES:
+            continue
+        key = (job.rule, job.get("learner"), job.get("setting"))
+        if key in seen:
+            continue
+        seen.add(key)
+        w = dict(job.wildcards)
+        if job.rule == "train_model":
+            targets.append(f"results/{w['dataset']}/predictions/{w['learner']}/{w['fold']}/seed{w['seed']}/test.scores")
+        elif job.rule == "train_biasvar":
+            targets.append(f"results/{w['dataset']}/biasvar/predictions/{w['learner']}/{w['fold']}/{w['setting']}/"
+                           f"{w['scheme']}/rep{w['replicate']}/test.scores")
+        elif job.rule == "bag_submodel":
+            targets.append(f"results/{w['dataset']}/bags/{w['learner']}/{w['fold']}/{w['run']}/sub{w['k']}/test.scores")
+    return targets

@@ -1,0 +1,77 @@
+"""``ltrbv plan``: the paper-scale job grid from a dry run on placeholder folds, and the core-hours estimate."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO
+from ltrbv.cli import main
+from ltrbv.workflow.dryrun import Job
+from ltrbv.workflow.plan import calibration_costs, calibration_targets, dry_run, estimate, merge
+
+
+@pytest.fixture(scope="module")
+def paper_plan():
+    return dry_run([str(REPO / "config" / "paper.yaml")], placeholders=True)
+
+
+def test_paper_grid_has_every_study_job(paper_plan):
+    jobs, counts, _ = paper_plan
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    study = paper["biasvar"]
+    B, J = study["bootstrap"]["replicates"], study["twofold"]["repetitions"]
+    values = study["sweep"]["values"]
+    n_boot = sum(v <= 0.63 for v in values)
+    n_two = sum(v <= 0.5 for v in values)
+    datasets = len(paper["run"]["datasets"])
+    per_dataset = B * n_boot + 2 * J * n_two + 2 * J * len(study["compare"]["learners"])
+    assert counts["train_biasvar"] == datasets * per_dataset == 300
+    assert counts["reduce_biasvar"] == datasets * (n_boot + n_two + len(study["compare"]["learners"]))
+    assert counts["biasvar_sample"] == datasets * (B + 2 * J)
+    assert counts["train_model"] == datasets * len(paper["run"]["learners"])  # one fold, one seed each
+    assert counts["total"] == len(jobs) + 1  # + rule all
+    p_points = {j.get("setting") for j in jobs if j.rule == "train_biasvar" and j.get("scheme") == "twofold"}
+    assert "subsample=0.63" not in p_points and "subsample=0.5" in p_points
+
+
+def test_calibration_targets_cover_each_learner_and_setting_once(paper_plan):
+    jobs, _, _ = paper_plan
+    targets = calibration_targets(jobs)
+    keys = {(j.rule, j.get("learner"), j.get("setting")) for j in jobs
+            if j.rule in ("train_model", "train_biasvar")}
+    assert len(targets) == len(keys) == len(set(targets))
+
+
+def test_estimate_multiplies_job_counts_by_calibrated_medians(tmp_path):
+    root = tmp_path / "benchmarks"
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    for rep, cpu in (("1", 10.0), ("2", 30.0), ("3", 20.0)):  # median 20 core-seconds
+        path = root / "train_biasvar/rf-point/Fold1/subsample=0.1/bootstrap" / f"rep{rep}.tsv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(header + f"{cpu / 2}\t0\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+    path = root / "performance_table.tsv"
+    path.write_text(header + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\t1.0\n")  # wall time above CPU time: 4 s counts
+    costs = calibration_costs([str(root)])
+    assert len(costs) == 4
+    jobs = [Job("train_biasvar", (("learner", "rf-point"), ("setting", "subsample=0.1"))) for _ in range(90)]
+    jobs += [Job("train_biasvar", (("learner", "rf-point"), ("setting", "subsample=0.5")))] * 9
+    jobs += [Job("performance_table", ()), Job("plot_performance", ())]
+    table = estimate(jobs, costs, scale=3.0).set_index(["rule", "setting"])
+    assert table.loc[("train_biasvar", "subsample=0.1"), "core_seconds_each"] == pytest.approx(60.0)
+    assert table.loc[("train_biasvar", "subsample=0.5"), "source"] == "rule+learner"
+    assert table.loc[("performance_table", ""), "core_seconds_each"] == pytest.approx(4.0)  # not scaled
+    assert table.loc[("plot_performance", ""), "source"] == "uncalibrated"
+    total = table["core_hours"].sum()
+    assert total == pytest.approx((99 * 60.0 + 4.0) / 3600)
+
+
+def test_plan_cli_prints_the_job_count(capsys):
+    assert main(["plan", "--configfile", str(REPO / "config" / "paper.yaml"), "--placeholders"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("399 jobs") and "train_biasvar" in out
+
+
+def test_merge_is_snakemakes_nested_update():
+    assert merge({"a": {"b": 1, "c": 2}, "d": [1]}, {"a": {"b": 3}, "d": [2]}) == {"a": {"b": 3, "c": 2}, "d": [2]}
