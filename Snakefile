@@ -13,7 +13,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 validate(config, schema=os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 # Sections with a schema of their own (defaults filled in by the validator).
-for _section in ("biasvar", "active"):
+for _section in ("biasvar", "active", "diagnostics"):
     if _section in config:
         validate(config[_section], schema=os.path.join(workflow.basedir, "config", "schema", f"{_section}.schema.yaml"))
 

@@ -8,19 +8,16 @@
 #   significance_table   performance with paired t and randomisation tests over test queries
 #   biasvar_summary      each paper claim next to what this run measured
 
+from functools import partial
+
 from ltrbv.workflow import biasvar_grid as bvg
 
 _bv_problems = bvg.problems(config)
 if _bv_problems:
     raise WorkflowError("invalid config:\n  " + "\n  ".join(_bv_problems))
 
-
-def biasvar_targets():
-    return bvg.targets(config)
-
-
-def _bv(key, default=None):
-    return (bvg.settings(config) or {}).get(key, default)
+biasvar_targets = partial(bvg.targets, config)
+_BV = bvg.settings(config) or {}
 
 
 rule biasvar_sample:
@@ -90,9 +87,9 @@ rule reduce_biasvar:
         summary="results/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.json",
         per_query="results/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.csv",
     params:
-        metrics=_bv("metrics"),
-        convention=_bv("convention"),
-        uncertainty=_bv("uncertainty"),
+        metrics=_BV.get("metrics"),
+        convention=_BV.get("convention"),
+        uncertainty=_BV.get("uncertainty"),
         seed=lambda w: derive_seed(config["seed"], w.dataset, w.fold, w.learner, w.setting, w.scheme, "ci"),
     wildcard_constraints:
         scheme="bootstrap|twofold",
@@ -112,18 +109,22 @@ rule reduce_biasvar:
 
 
 rule biasvar_tables:
-    """The sweep table (data of Figs. 5-7) and the comparison table (Table 5 analogue)."""
+    """The sweep table (data of Figs. 5-7), paired trend tests over test queries, and the comparison (Table 5)."""
     input:
-        lambda w: bvg.reduced_files(config, w.dataset),
+        summaries=lambda w: bvg.reduced_files(config, w.dataset),
+        per_query=lambda w: bvg.reduced_files(config, w.dataset, "csv"),
     output:
+        trends="results/{dataset}/tables/biasvar_trends.csv",
         sweep=report("results/{dataset}/tables/biasvar_sweep.csv", caption="captions/biasvar_sweep.rst",
                      category="Bias and variance"),
         comparison="results/{dataset}/tables/biasvar_comparison.csv",
         comparison_md=report("results/{dataset}/tables/biasvar_comparison.md",
                              caption="captions/biasvar_comparison.rst", category="Bias and variance"),
     params:
-        compare=_bv("compare"),
-        sweep=_bv("sweep"),
+        compare=_BV.get("compare"),
+        sweep=_BV.get("sweep"),
+        uncertainty=_BV.get("uncertainty"),
+        seed=lambda w: derive_seed(config["seed"], w.dataset, "trends"),
     log:
         "results/{dataset}/logs/biasvar_tables.log",
     benchmark:
@@ -153,8 +154,8 @@ rule plot_biasvar:
                      caption="captions/biasvar_ranking_error.rst", category="Bias and variance"),
         error_svg="results/{dataset}/figures/biasvar_ranking_error.svg",
     params:
-        param=lambda w: _bv("sweep")["param"],
-        metric=lambda w: _bv("metrics")[0],
+        param=lambda w: _BV.get("sweep")["param"],
+        metric=lambda w: _BV.get("metrics")[0],
     log:
         "results/{dataset}/logs/plot_biasvar.log",
     benchmark:
@@ -185,8 +186,8 @@ rule zhang_table:
     params:
         learners=config["run"]["learners"],
         folds=lambda w: config["datasets"][w.dataset]["folds"],
-        zhang=_bv("zhang"),
-        convention=_bv("convention"),
+        zhang=_BV.get("zhang"),
+        convention=_BV.get("convention"),
     log:
         "results/{dataset}/logs/zhang_table.log",
     benchmark:
@@ -210,7 +211,7 @@ rule significance_table:
         md=report("results/{dataset}/tables/significance.md", caption="captions/significance.rst",
                   category="Performance"),
     params:
-        significance=_bv("significance"),
+        significance=_BV.get("significance"),
         learners=config["run"]["learners"],
         conventions=lambda w: config["datasets"][w.dataset]["conventions"],
         seed=lambda w: derive_seed(config["seed"], w.dataset, "significance"),
@@ -232,14 +233,15 @@ rule biasvar_summary:
     """results/{dataset}/summary.md: each paper claim next to what this run measured, with CIs."""
     input:
         sweep="results/{dataset}/tables/biasvar_sweep.csv",
+        trends="results/{dataset}/tables/biasvar_trends.csv",
         comparison="results/{dataset}/tables/biasvar_comparison.csv",
         zhang="results/{dataset}/tables/zhang.csv",
         significance="results/{dataset}/tables/significance.csv",
     output:
         report("results/{dataset}/summary.md", caption="captions/summary.rst", category="Summary"),
     params:
-        param=lambda w: _bv("sweep")["param"],
-        metric=lambda w: _bv("metrics")[0],
+        param=lambda w: _BV.get("sweep")["param"],
+        metric=lambda w: _BV.get("metrics")[0],
         dataset=lambda w: w.dataset,
     log:
         "results/{dataset}/logs/biasvar_summary.log",

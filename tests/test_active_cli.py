@@ -82,3 +82,21 @@ def test_bad_scores_file_is_reported(files, capsys):
     code = main(["sampling-distribution", "--data", str(tmp / "pool.txt"), "--label-probs", str(tmp / "probs.txt"),
                  "--scores", str(tmp / "short.scores"), "--measure", "dcg"])
     assert code == 2 and "short.scores" in capsys.readouterr().err
+
+
+def test_real_mq2008_test_split(mq2008, tmp_path):
+    """On MQ2008 Fold1's test split (skipped where the real data is absent): one q per query, summing to 1."""
+    from ltrbv.data.letor import read_letor
+
+    path = mq2008 / "Fold1" / "test.txt"
+    data = read_letor(path)
+    labels = data.to_file_order(data.labels).astype(int)
+    probs = np.full((labels.size, 3), 0.1)
+    probs[np.arange(labels.size), labels] = 0.8
+    np.savetxt(tmp_path / "probs.txt", probs, fmt="%.3f")
+    np.savetxt(tmp_path / "r.scores", data.to_file_order(data.X[:, 20]), fmt="%.17g")  # BM25 of the body
+    out = tmp_path / "q.csv"
+    assert main(["sampling-distribution", "--data", str(path), "--label-probs", str(tmp_path / "probs.txt"),
+                 "--scores", str(tmp_path / "r.scores"), "--measure", "err", "--out", str(out)]) == 0
+    table = pd.read_csv(out, dtype={"qid": str})
+    assert len(table) == data.n_queries and table["q"].sum() == pytest.approx(1.0) and (table["q"] > 0).all()

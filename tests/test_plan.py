@@ -59,6 +59,7 @@ def test_estimate_multiplies_job_counts_by_calibrated_medians(tmp_path):
     jobs += [Job("train_biasvar", (("learner", "rf-point"), ("setting", "subsample=0.5")))] * 9
     jobs += [Job("performance_table", ()), Job("plot_performance", ())]
     table = estimate(jobs, costs, scale=3.0).set_index(["rule", "setting"])
+    assert estimate(jobs, costs, scale={"other": 5.0})["core_hours"].sum() == pytest.approx((99 * 20.0 + 4.0) / 3600)
     assert table.loc[("train_biasvar", "subsample=0.1"), "core_seconds_each"] == pytest.approx(60.0)
     assert table.loc[("train_biasvar", "subsample=0.5"), "source"] == "rule+learner"
     assert table.loc[("performance_table", ""), "core_seconds_each"] == pytest.approx(4.0)  # not scaled

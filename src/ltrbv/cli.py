@@ -45,6 +45,18 @@ def _synthetic(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scale(values: list[str] | None):
+    """``--scale 3`` (every dataset) or ``--scale mslr10k=16.7 yahoo=11.2`` (per dataset)."""
+    if not values:
+        return 1.0
+    if len(values) == 1 and "=" not in values[0]:
+        return float(values[0])
+    pairs = [v.split("=", 1) for v in values]
+    if any(len(p) != 2 for p in pairs):
+        raise ValueError(f"--scale takes one number or DATASET=FACTOR pairs, got {values}")
+    return {name: float(factor) for name, factor in pairs}
+
+
 def _plan(args: argparse.Namespace) -> int:
     from .workflow.plan import calibration_costs, calibration_targets, dry_run, estimate
 
@@ -61,9 +73,10 @@ def _plan(args: argparse.Namespace) -> int:
         costs = calibration_costs(args.calibration)
         if costs.empty:
             raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
-        table = estimate(jobs, costs, scale=args.scale)
+        scale = _scale(args.scale)
+        table = estimate(jobs, costs, scale=scale)
         known = table["core_hours"].notna()
-        print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale:g}):")
+        print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale or 1}):")
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         print(f"\ntotal: {table.loc[known, 'core_hours'].sum():.1f} core-hours"
               + (f"; {int(table.loc[~known, 'jobs'].sum())} jobs of uncalibrated rules not counted" if (~known).any()
@@ -98,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="point absent real datasets at tiny placeholder folds (to list a paper-scale grid)")
     plan.add_argument("--calibration", nargs="+", metavar="BENCHMARK_DIR",
                       help="benchmark folders of a calibration run, e.g. results/mslr10k/benchmarks")
-    plan.add_argument("--scale", type=float, default=1.0,
+    plan.add_argument("--scale", nargs="+", metavar="[DATASET=]FACTOR",
                       help="multiply training costs, e.g. real training documents / calibration documents")
     plan.add_argument("--calibration-targets", action="store_true",
                       help="print one training target per (rule, learner, setting): a small calibration run")

@@ -29,8 +29,8 @@ with rule_log(sm) as log:
     savings = pd.concat(rows, ignore_index=True)
     write_text(sm.output.csv, savings.to_csv(index=False, float_format="%.6g"))
     shown = savings[savings["method"] == "active"]
-    lines = ["| experiment | measure | budget | passive error | active error | savings | passive / active model-selection error |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| experiment | measure | budget | passive error | active error | savings "
+             "| passive / active model-selection error |", "|---|---|---|---|---|---|---|"]
     for _, r in shown.iterrows():
         bound = "≥ " if r["at_bound"] and r["savings"] > 0 else ""
         selection = (f"{r['passive_selection_error']:.3f} / {r['selection_error']:.3f}" if r["kind"] == "compare"

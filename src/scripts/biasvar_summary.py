@@ -13,8 +13,9 @@ from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
-    tables = {key: pd.read_csv(sm.input[key]) for key in ("sweep", "comparison", "zhang", "significance")}
-    text = build_summary(sm.params.dataset, tables["sweep"], tables["comparison"], tables["zhang"],
+    tables = {key: pd.read_csv(sm.input[key], dtype={"fold": str})
+              for key in ("sweep", "trends", "comparison", "zhang", "significance")}
+    text = build_summary(sm.params.dataset, tables["sweep"], tables["trends"], tables["comparison"], tables["zhang"],
                          tables["significance"], sm.params.param, sm.params.metric)
     write_text(sm.output[0], text)
     log.info("wrote %s", sm.output[0])

@@ -59,7 +59,8 @@ def problems(config: dict) -> list[str]:
                 out.append(f"active.experiments.{name}.label_models: {model!r} ({models[model]['kind']}) "
                            "has no label probabilities")
         if (spec["kind"] == "compare") != (len(spec["rankers"]) == 2):
-            out.append(f"active.experiments.{name}: kind {spec['kind']} needs {'two' if spec['kind'] == 'compare' else 'one'} ranker(s)")
+            needed = "two" if spec["kind"] == "compare" else "one"
+            out.append(f"active.experiments.{name}: kind {spec['kind']} needs {needed} ranker(s)")
     heat = section["heatmap"]["experiment"]
     if heat not in section["experiments"]:
         out.append(f"active.heatmap.experiment: unknown experiment {heat!r}")

@@ -25,7 +25,7 @@ def per_query_means(per_query: pd.DataFrame, convention: str) -> pd.DataFrame:
     rows = per_query[per_query["convention"] == convention]
     if rows.empty:
         raise ValueError(f"no per-query rows for convention {convention!r}")
-    return rows.groupby(["learner", "metric", "fold", "qid"], sort=False)["value"].mean()
+    return rows.groupby(["learner", "metric", "fold", "qid"], sort=False)["value"].mean().sort_index()
 
 
 def significance_table(per_query: pd.DataFrame, learners: list[str], metrics: list[str], baseline: str,

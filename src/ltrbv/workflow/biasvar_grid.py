@@ -124,8 +124,8 @@ def reduced_file(dataset: str, learner: str, fold: str, setting: str, scheme: st
     return f"{RESULTS}/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.{suffix}"
 
 
-def reduced_files(config: dict, dataset: str) -> list[str]:
-    return [reduced_file(dataset, *run) for run in study_runs(config, dataset)]
+def reduced_files(config: dict, dataset: str, suffix: str = "json") -> list[str]:
+    return [reduced_file(dataset, *run, suffix=suffix) for run in study_runs(config, dataset)]
 
 
 def learner_spec(config: dict, learner: str, setting: str) -> dict:
@@ -170,7 +170,7 @@ def targets(config: dict) -> list[str]:
     for dataset in config["run"]["datasets"]:
         base = f"{RESULTS}/{dataset}"
         files += reduced_files(config, dataset)
-        files += [f"{base}/tables/biasvar_sweep.csv", f"{base}/tables/biasvar_comparison.csv",
+        files += [f"{base}/tables/biasvar_sweep.csv", f"{base}/tables/biasvar_trends.csv", f"{base}/tables/biasvar_comparison.csv",
                   f"{base}/tables/biasvar_comparison.md", f"{base}/tables/zhang.csv", f"{base}/tables/zhang.md",
                   f"{base}/tables/significance.csv", f"{base}/tables/significance.md", f"{base}/summary.md"]
         files += [f"{base}/figures/{name}.{ext}" for name in figure_names() for ext in ("png", "svg")]

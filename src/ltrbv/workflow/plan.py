@@ -118,15 +118,22 @@ def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rule", "learner", "setting", "core_seconds"])
 
 
-def estimate(jobs: list[Job], costs: pd.DataFrame, scale: float = 1.0) -> pd.DataFrame:
-    """Core-seconds per planned (rule, learner, setting), from the calibration's medians."""
+def estimate(jobs: list[Job], costs: pd.DataFrame, scale: float | dict = 1.0) -> pd.DataFrame:
+    """Core-seconds per planned (dataset, rule, learner, setting), from the calibration's medians.
+
+    ``scale`` multiplies the training rules' costs: one number, or ``{dataset: factor}`` (1 for a
+    dataset not named).
+    """
+    factors = scale if isinstance(scale, dict) else {}
+    default = 1.0 if isinstance(scale, dict) else float(scale)
     costs = costs.fillna("")
     by_setting = costs.groupby(["rule", "learner", "setting"])["core_seconds"].median().to_dict()
     by_learner = costs.groupby(["rule", "learner"])["core_seconds"].median().to_dict()
     by_rule = costs.groupby("rule")["core_seconds"].median().to_dict()
-    planned = pd.DataFrame([{"rule": j.rule, "learner": j.get("learner") or "", "setting": j.get("setting") or ""}
-                            for j in jobs], columns=["rule", "learner", "setting"])
-    grouped = planned.groupby(["rule", "learner", "setting"]).size().reset_index(name="jobs")
+    planned = pd.DataFrame([{"dataset": j.get("dataset") or "", "rule": j.rule, "learner": j.get("learner") or "",
+                             "setting": j.get("setting") or ""} for j in jobs],
+                           columns=["dataset", "rule", "learner", "setting"])
+    grouped = planned.groupby(["dataset", "rule", "learner", "setting"]).size().reset_index(name="jobs")
     each, source = [], []
     for row in grouped.itertuples():
         candidates = ((by_setting, "rule+learner+setting", (row.rule, row.learner, row.setting)),
@@ -136,7 +143,8 @@ def estimate(jobs: list[Job], costs: pd.DataFrame, scale: float = 1.0) -> pd.Dat
             each.append(float("nan"))
             source.append("uncalibrated")
         else:
-            each.append(found[0] * (scale if row.rule in TRAINING_RULES else 1.0))
+            factor = float(factors.get(row.dataset, default)) if row.rule in TRAINING_RULES else 1.0
+            each.append(found[0] * factor)
             source.append(found[1])
     grouped["core_seconds_each"] = each
     grouped["core_hours"] = grouped["jobs"] * grouped["core_seconds_each"] / 3600
