@@ -7,6 +7,8 @@
 #   active_savings    label savings of active over passive at the largest budget (table)
 #   active_sampling   Fig. 6: q over (cost, expected performance) and queries drawn per method
 
+from functools import partial
+
 from ltrbv.active import workflow as avw
 
 _active_problems = avw.problems(config)
@@ -14,12 +16,8 @@ if _active_problems:
     raise WorkflowError("invalid config:\n  " + "\n  ".join(_active_problems))
 
 
-def active_targets():
-    return avw.targets(config)
-
-
-def _active():
-    return avw.settings(config) or {}
+active_targets = partial(avw.targets, config)
+_ACTIVE = avw.settings(config) or {}
 
 
 rule active_train:
@@ -30,17 +28,17 @@ rule active_train:
         "results/{dataset}/active/models/{partition}/{model}.npz",
     params:
         files=lambda w: avw.partition_files(config, w.dataset),
-        spec=lambda w: _active()["models"][w.model],
+        spec=lambda w: _ACTIVE["models"][w.model],
         n_labels=lambda w: avw.n_labels(config, w.dataset),
-        train_fraction=lambda w: _active()["train_fraction"],
-        min_label_prob=lambda w: _active()["min_label_prob"],
+        train_fraction=lambda w: _ACTIVE["train_fraction"],
+        min_label_prob=lambda w: _ACTIVE["min_label_prob"],
         split_seed=lambda w: derive_seed(config["seed"], w.dataset, w.partition, "active-split"),
         random_state=lambda w: derive_seed(config["seed"], w.dataset, w.partition, w.model),
     log:
         "results/{dataset}/logs/active_train/{partition}/{model}.log",
     benchmark:
         "results/{dataset}/benchmarks/active_train/{partition}/{model}.tsv"
-    threads: lambda w: _active()["models"][w.model].get("threads", 1)
+    threads: lambda w: _ACTIVE["models"][w.model].get("threads", 1)
     resources:
         mem_mb=rule_resources("active_train", "mem_mb", 2000),
         runtime=rule_resources("active_train", "runtime", 60),
@@ -61,8 +59,8 @@ rule active_simulate:
     params:
         files=lambda w: avw.partition_files(config, w.dataset),
         models=lambda w: avw.model_files(config, w.dataset, w.experiment, w.partition),
-        spec=lambda w: _active()["experiments"][w.experiment],
-        settings=lambda w: {key: _active()[key] for key in
+        spec=lambda w: _ACTIVE["experiments"][w.experiment],
+        settings=lambda w: {key: _ACTIVE[key] for key in
                             ("budgets", "repetitions", "measures", "methods", "length_feature")}
                            | {"n_labels": avw.n_labels(config, w.dataset)},
         seed=config["seed"],
@@ -91,9 +89,9 @@ rule active_aggregate:
                    category="Active evaluation"),
         svg="results/{dataset}/active/figures/{experiment}.svg",
     params:
-        spec=lambda w: _active()["experiments"][w.experiment],
+        spec=lambda w: _ACTIVE["experiments"][w.experiment],
     wildcard_constraints:
-        experiment=_alternatives(_active().get("experiments", {})),
+        experiment=_alternatives(_ACTIVE.get("experiments", {})),
     log:
         "results/{dataset}/logs/active_aggregate/{experiment}.log",
     benchmark:
@@ -111,14 +109,14 @@ rule active_aggregate:
 rule active_savings:
     """Label savings of active over passive at the largest budget, every experiment and measure."""
     input:
-        lambda w: expand("results/{{dataset}}/active/tables/{experiment}.csv", experiment=_active()["experiments"]),
+        lambda w: expand("results/{{dataset}}/active/tables/{experiment}.csv", experiment=_ACTIVE["experiments"]),
     output:
         csv="results/{dataset}/active/tables/savings.csv",
         md=report("results/{dataset}/active/tables/savings.md", caption="captions/active_savings.rst",
                   category="Active evaluation"),
     params:
-        experiments=lambda w: list(_active()["experiments"]),
-        kinds=lambda w: {name: spec["kind"] for name, spec in _active()["experiments"].items()},
+        experiments=lambda w: list(_ACTIVE["experiments"]),
+        kinds=lambda w: {name: spec["kind"] for name, spec in _ACTIVE["experiments"].items()},
     log:
         "results/{dataset}/logs/active_savings.log",
     benchmark:
@@ -137,16 +135,16 @@ rule active_sampling:
     """Fig. 6: the active sampling distribution over (cost, expected performance); queries drawn per method."""
     input:
         distributions=lambda w: "results/{dataset}/active/simulations/{experiment}/{partition}.npz".format(
-            dataset=w.dataset, experiment=_active()["heatmap"]["experiment"],
+            dataset=w.dataset, experiment=_ACTIVE["heatmap"]["experiment"],
             partition=avw.partitions(config, w.dataset)[0]),
         table=lambda w: "results/{dataset}/active/tables/{experiment}.csv".format(
-            dataset=w.dataset, experiment=_active()["heatmap"]["experiment"]),
+            dataset=w.dataset, experiment=_ACTIVE["heatmap"]["experiment"]),
     output:
         png=report("results/{dataset}/active/figures/sampling_distribution.png",
                    caption="captions/active_sampling.rst", category="Active evaluation"),
         svg="results/{dataset}/active/figures/sampling_distribution.svg",
     params:
-        heatmap=lambda w: _active()["heatmap"],
+        heatmap=lambda w: _ACTIVE["heatmap"],
         partition=lambda w: avw.partitions(config, w.dataset)[0],
     log:
         "results/{dataset}/logs/active_sampling.log",
