@@ -61,6 +61,7 @@ rule train_biasvar:
         random_state=lambda w: derive_seed(config["seed"], w.dataset, w.fold, w.learner, w.setting, w.scheme,
                                            w.replicate),
     wildcard_constraints:
+        learner=_alternatives(bvg.trained_here(config)),
         scheme="bootstrap|twofold",
         replicate=r"\d+[ab]?",
         setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",

@@ -146,3 +146,16 @@ def test_study_config_errors_name_the_key_before_any_job(tmp_path):
     result = run(tmp_path, study_config(bootstrap={"replicates": 1}), "--dry-run", check=False)
     assert result.returncode != 0 and "replicates" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists() or not list((tmp_path / "results").rglob("*.scores"))
+
+
+def test_adding_a_sweep_value_plans_only_its_jobs_and_the_aggregations(finished):
+    from ltrbv.workflow.dryrun import parse_jobs
+
+    sweep = {**STUDY["sweep"], "values": [0.2, 0.3, 0.5, 0.63]}
+    result = run(finished, study_config(sweep=sweep), "--dry-run")
+    jobs = [job for job in parse_jobs(result.stdout + result.stderr) if job.rule != "all"]
+    trained = {(j.get("setting"), j.get("scheme")) for j in jobs if j.rule == "train_biasvar"}
+    assert trained == {("subsample=0.3", "bootstrap"), ("subsample=0.3", "twofold")}
+    assert sum(j.rule == "train_biasvar" for j in jobs) == 3 + 4  # B + 2J models of the new point
+    assert {j.rule for j in jobs} == {"train_biasvar", "reduce_biasvar", "biasvar_tables", "plot_biasvar",
+                                      "biasvar_summary"}

@@ -52,7 +52,7 @@ def test_estimate_multiplies_job_counts_by_calibrated_medians(tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(header + f"{cpu / 2}\t0\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
     path = root / "performance_table.tsv"
-    path.write_text(header + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\t1.0\n")  # wall time above CPU time: 4 s counts
+    path.write_text(header + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\t0\n")  # no CPU time recorded: wall time counts
     costs = calibration_costs([str(root)])
     assert len(costs) == 4
     jobs = [Job("train_biasvar", (("learner", "rf-point"), ("setting", "subsample=0.1"))) for _ in range(90)]

@@ -153,6 +153,11 @@ def learner_spec(config: dict, learner: str, setting: str) -> dict:
     return spec
 
 
+def trained_here(config: dict) -> list[str]:
+    """Learners that rule ``train_biasvar`` trains (an ``external`` learner brings its own rule)."""
+    return [name for name in config["learners"] if trainable(config, name)]
+
+
 def trainable(config: dict, learner: str) -> bool:
     kind = config["learners"][learner]["kind"]
     return kind in LEARNER_KINDS or kind == BAG_KIND
@@ -188,9 +193,10 @@ def problems(config: dict) -> list[str]:
         for name in section[key]["learners"]:
             if name not in known:
                 found.append(f"biasvar.{key}.learners names {name!r}, which is not under learners: {sorted(known)}")
-            elif not trainable(config, name):
+            elif not trainable(config, name) and known[name]["kind"] != "external":
                 found.append(f"biasvar.{key}.learners: {name!r} is of kind {known[name]['kind']!r}, which the "
-                             "study cannot train on a sample of queries (built-in learners and bags only)")
+                             "study cannot train on a sample of queries (built-in learners, bags, or an "
+                             "external learner with its own rule)")
     sweep = section["sweep"]
     for name in sweep["learners"]:
         if name in known and name in bag_learners(config):

@@ -6,7 +6,7 @@
    be listed on a machine without the data.
 2. ``snakemake --dry-run`` lists the jobs; the "Job stats" table gives the counts per rule.
 3. A calibration run's benchmark files (``results/*/benchmarks/<rule>/<learner>/.../*.tsv``, one per
-   job) give each job's cost in core-seconds (``cpu_time``, or wall ``s`` when larger); a planned job
+   job) give each job's cost in core-seconds (``cpu_time``; wall ``s`` where it is missing); a planned job
    costs the median of the calibration jobs of the same rule, learner and setting (falling back to
    the rule and learner, then the rule).  ``scale`` multiplies the training rules' costs, e.g. the
    ratio of the real training set's documents to the calibration data's.
@@ -110,7 +110,8 @@ def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
             if bench.empty:
                 continue
             last = bench.iloc[-1]
-            cost = max(float(last.get("cpu_time", 0.0) or 0.0), float(last["s"]))
+            cpu = float(last.get("cpu_time", 0.0) or 0.0)
+            cost = cpu if cpu > 0 else float(last["s"])  # core-seconds; wall time only where CPU time is missing
             rule = parts[0] if len(parts) > 1 else path.stem
             learner = parts[1] if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") and len(parts) > 2 else None
             setting = parts[3] if rule in ("train_biasvar", "reduce_biasvar") and len(parts) > 4 else None
