@@ -136,7 +136,7 @@ def decompose(data, scores, method: str, metrics=("ndcg",), convention="standard
     variance = variance_per_document(grouped)
     listwise = listwise_terms(scores, labels, offsets, method, metrics, convention, ties, empty_queries)
 
-    counts = query_resample_counts(offsets.size - 1, n_resamples, seed)
+    counts = query_resample_counts(offsets.size - 1, n_resamples, seed).astype(np.float64)  # one BLAS-ready copy
     sizes = np.diff(offsets)
     intervals: dict = {
         "bias2": percentile_interval(resampled_ratio_means(counts, _per_query_sum(bias2, offsets), sizes), level),

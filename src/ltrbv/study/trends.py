@@ -64,7 +64,7 @@ def trend_table(runs: pd.DataFrame, per_query: dict, n_resamples: int = 1000, le
         if len(group) < 2:
             continue
         first, last = per_query[group.iloc[0]["path"]], per_query[group.iloc[-1]["path"]]
-        counts = query_resample_counts(first["qid"].nunique(), n_resamples, seed)
+        counts = query_resample_counts(first["qid"].nunique(), n_resamples, seed).astype(float)
         metrics = list(dict.fromkeys(first["metric"]))
         estimates = {path: per_query[path] for path in group["path"]}
         for quantity, metric, (ea, eb, diff, low, high) in _rows_for(first, last, counts, level, metrics):
@@ -87,7 +87,7 @@ def scheme_gap_table(runs: pd.DataFrame, per_query: dict, n_resamples: int = 100
         if not {"bootstrap", "twofold"} <= set(by_scheme):
             continue
         first, last = per_query[by_scheme["bootstrap"]], per_query[by_scheme["twofold"]]
-        counts = query_resample_counts(first["qid"].nunique(), n_resamples, seed)
+        counts = query_resample_counts(first["qid"].nunique(), n_resamples, seed).astype(float)
         metrics = list(dict.fromkeys(first["metric"]))
         for quantity, metric, (ea, eb, diff, low, high) in _rows_for(first, last, counts, level, metrics):
             out.append({"comparison": "twofold_minus_bootstrap", "learner": learner, "fold": fold, "scheme": "both",
