@@ -78,7 +78,9 @@ def _plan(args: argparse.Namespace) -> int:
         known = table["core_hours"].notna()
         print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale or 1}):")
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        print(f"\ntotal: {table.loc[known, 'core_hours'].sum():.1f} core-hours"
+        per_dataset = table[known].groupby("dataset")["core_hours"].sum()
+        print("\n" + "; ".join(f"{name or '(no dataset)'}: {hours:.1f}" for name, hours in per_dataset.items()))
+        print(f"total: {table.loc[known, 'core_hours'].sum():.1f} core-hours"
               + (f"; {int(table.loc[~known, 'jobs'].sum())} jobs of uncalibrated rules not counted" if (~known).any()
                  else ""))
     return 0
