@@ -22,6 +22,7 @@ LEARNERS = {
 }
 STUDY = {
     "enabled": True,
+    "datasets": ["tiny"],
     "bootstrap": {"replicates": 3, "fraction": 0.63},
     "twofold": {"repetitions": 2},
     "sweep": {"learners": ["rf-point"], "param": "subsample", "values": [0.2, 0.5, 0.63]},

@@ -46,6 +46,15 @@ def settings(config: dict) -> dict | None:
     return section
 
 
+def study_datasets(config: dict) -> list[str]:
+    """Datasets of the run the study covers (``biasvar.datasets``; empty: all of them)."""
+    section = settings(config)
+    if section is None:
+        return []
+    chosen = section.get("datasets") or config["run"]["datasets"]
+    return [name for name in config["run"]["datasets"] if name in chosen]
+
+
 def study_folds(config: dict, dataset: str) -> list[str]:
     section = settings(config)
     folds = section.get("folds") or config["datasets"][dataset]["folds"][:1]
@@ -172,7 +181,7 @@ def targets(config: dict) -> list[str]:
     if settings(config) is None:
         return []
     files = []
-    for dataset in config["run"]["datasets"]:
+    for dataset in study_datasets(config):
         base = f"{RESULTS}/{dataset}"
         files += reduced_files(config, dataset)
         files += [f"{base}/tables/biasvar_sweep.csv", f"{base}/tables/biasvar_trends.csv", f"{base}/tables/biasvar_comparison.csv",
@@ -188,6 +197,15 @@ def problems(config: dict) -> list[str]:
     if section is None:
         return []
     found = []
+    for name in section.get("datasets") or []:
+        if name not in config["datasets"]:
+            found.append(f"biasvar.datasets names {name!r}, which is not under datasets: {sorted(config['datasets'])}")
+    if not study_datasets(config):
+        return found  # the study covers none of this run's datasets
+    baseline = section["significance"].get("baseline")
+    if baseline is not None and baseline not in config["run"]["learners"]:
+        found.append(f"biasvar.significance.baseline {baseline!r} is not among run.learners "
+                     f"{config['run']['learners']}")
     known = config["learners"]
     for key in ("sweep", "compare"):
         for name in section[key]["learners"]:
@@ -204,7 +222,7 @@ def problems(config: dict) -> list[str]:
         elif name in known and sweep["param"] == "subsample" and known[name]["kind"] != "random_forest":
             found.append(f"biasvar.sweep.learners: {name!r} has no per-tree subsample (param 'subsample' is a "
                          "random-forest parameter)")
-    for dataset in config["run"]["datasets"]:
+    for dataset in study_datasets(config):
         if dataset not in config["datasets"]:
             continue
         for fold in section.get("folds") or []:

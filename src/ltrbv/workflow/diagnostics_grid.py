@@ -22,8 +22,17 @@ from .grid import RESULTS, _sorted
 FOREST_KIND = "random_forest"
 
 #: defaults of ``diagnostics.tree_strength`` (the schema fills in the same ones)
-TREE_STRENGTH_DEFAULTS = {"enabled": True, "learners": ["rf-point", "rf-list"], "n_trees": 20, "fold": None,
-                          "max_expansions": None}
+TREE_STRENGTH_DEFAULTS = {"enabled": True, "datasets": None, "learners": ["rf-point", "rf-list"], "n_trees": 20,
+                          "fold": None, "max_expansions": None}
+
+
+def tree_strength_datasets(config: dict) -> list[str]:
+    """Datasets of the run the diagnostic covers (``datasets``; empty or null: all of them)."""
+    settings = tree_strength_settings(config)
+    if settings is None:
+        return []
+    chosen = settings.get("datasets") or config["run"]["datasets"]
+    return [name for name in config["run"]["datasets"] if name in chosen]
 
 
 def tree_strength_settings(config: dict) -> dict | None:
@@ -66,7 +75,7 @@ def targets(config: dict) -> list[str]:
     if tree_strength_settings(config) is None:
         return []
     files = []
-    for dataset in config["run"]["datasets"]:
+    for dataset in tree_strength_datasets(config):
         files += tree_strength_files(config, dataset)
         files += [f"{RESULTS}/{dataset}/figures/tree_strength.{ext}" for ext in ("png", "svg")]
     return files
