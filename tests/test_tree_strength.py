@@ -203,8 +203,8 @@ def test_off_unless_configured(section):
 def test_defaults_and_targets():
     config = config_with({"tree_strength": {"enabled": True}})
     settings = dgg.tree_strength_settings(config)
-    assert settings == {"enabled": True, "learners": ["rf-point", "rf-list"], "n_trees": 20, "fold": None,
-                        "max_expansions": None}
+    assert settings == {"enabled": True, "datasets": None, "learners": ["rf-point", "rf-list"], "n_trees": 20,
+                        "fold": None, "max_expansions": None}
     assert dgg.tree_strength_fold(config, "tiny") == "Fold1"
     assert dgg.targets(config) == [
         "results/tiny/diagnostics/tree_strength/rf-point.csv", "results/tiny/diagnostics/tree_strength/rf-list.csv",
