@@ -4,17 +4,13 @@ tables, figures, summary and report (Ibrahim 2021 §5.2, §6; Zhang et al. 2013)
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
-from conftest import REPO, tiny_config
-
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
+from conftest import tiny_config
+from test_workflow import run
 
 LEARNERS = {
     "lambdamart": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 20}},
@@ -36,18 +32,6 @@ def study_config(**changes) -> dict:
     config = tiny_config(folds=("Fold1", "Fold2"), learners=LEARNERS)
     config["biasvar"] = {**STUDY, **changes}
     return config
-
-
-def run(workdir, config, *args, check=True):
-    path = workdir / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
-    result = subprocess.run(
-        SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(path), "--cores", "2", *args],
-        capture_output=True, text=True,
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
-    return result
 
 
 @pytest.fixture(scope="module")
