@@ -48,7 +48,6 @@ import gc
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -62,6 +61,7 @@ sys.path.insert(0, str(REPO / "src"))  # run from a checkout without installing
 from ltrbv.biasvar import decompose, listwise_terms  # noqa: E402
 from ltrbv.data.ranking_data import RankingData  # noqa: E402
 from ltrbv.data.synthetic import MSLR_SHAPED, SyntheticSpec, generate_queries  # noqa: E402
+from timing import load_average, median, timed  # noqa: E402
 
 DEFAULT_OUT = REPO / "results" / "benchmarks" / "biasvar.json"
 DEFAULT_MQ2008 = REPO.parent / "shared" / "data" / "MQ2008" / "Fold1"
@@ -69,20 +69,6 @@ TOLERANCE = 1e-9
 
 
 # -- small utilities ---------------------------------------------------------------------------------
-
-
-def load_average() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def median(values) -> float:
-    return float(statistics.median(values))
-
-
-def timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    result = fn(*args, **kwargs)
-    return time.perf_counter() - start, result
 
 
 def ranking_data(labels, sizes, source="") -> RankingData:

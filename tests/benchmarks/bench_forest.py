@@ -48,7 +48,6 @@ import gc
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,6 +65,7 @@ import ltrbv.forest.forest as forest_module  # noqa: E402
 from ltrbv.data.ranking_data import RankingData  # noqa: E402
 from ltrbv.data.synthetic import MSLR_SHAPED, generate_queries  # noqa: E402
 from ltrbv.forest import RankingForest  # noqa: E402
+from timing import load_average, median, timed  # noqa: E402
 
 DEFAULT_OUT = REPO / "results" / "benchmarks" / "forest.json"
 DEFAULT_MQ2008 = REPO.parent / "shared" / "data" / "MQ2008" / "Fold1"
@@ -74,20 +74,6 @@ TEST_FRACTION = 0.2  # last 1,200 queries (S5)
 
 
 # -- small utilities ---------------------------------------------------------------------------------
-
-
-def load_average() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def median(values) -> float:
-    return float(statistics.median(values))
-
-
-def timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    result = fn(*args, **kwargs)
-    return time.perf_counter() - start, result
 
 
 def proc_status_kb(key: str) -> int:

@@ -23,7 +23,6 @@ import platform
 import statistics
 import sys
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -34,17 +33,12 @@ sys.path.insert(0, str(REPO / "src"))  # run from a checkout without installing
 
 from ltrbv.data.letor import read_letor  # noqa: E402
 from ltrbv.data.synthetic import write_mslr_like_file  # noqa: E402
+from timing import timed  # noqa: E402
 
 
 def write_input(path: Path, n_lines: int) -> str:
     write_mslr_like_file(path, n_lines, seed=0)
     return "ltrbv.data.synthetic.write_mslr_like_file"
-
-
-def timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    result = fn(*args, **kwargs)
-    return time.perf_counter() - start, result
 
 
 def main(argv=None) -> dict:
