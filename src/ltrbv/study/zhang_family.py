@@ -13,28 +13,28 @@ from ..metrics import evaluate
 from ..tables import markdown_table
 
 
-def family_values(datas: list[RankingData], scores: dict[str, list[np.ndarray]], metric: str,
-                  convention: str) -> tuple[np.ndarray, list[str]]:
-    """(n_learners, n_queries) per-query metric over the folds' test queries that have a relevant document.
+def family_values(datas: list[RankingData], scores: dict[str, list[np.ndarray]], metrics: list[str],
+                  convention: str) -> dict[str, np.ndarray]:
+    """Per metric, (n_learners, n_queries) per-query values over the folds' test queries that have a relevant
+    document (``scores[learner][i]`` scores ``datas[i]`` in internal row order; learners in ``scores`` order).
 
-    ``scores[learner][i]`` are the learner's scores of ``datas[i]`` (internal row order).  Queries without
-    a relevant document are dropped: AP and NDCG are undefined there (Zhang et al. use judged queries).
+    Queries without a relevant document are dropped: AP and NDCG are undefined there (Zhang et al. use
+    judged queries).  Each ranking is evaluated once for all metrics.
     """
-    names = list(scores)
-    columns, keep = [], []
+    per_fold = {metric: [] for metric in metrics}
     for i, data in enumerate(datas):
         has_relevant = np.maximum.reduceat(data.labels, data.query_offsets[:-1]) > 0
-        keep.append(has_relevant)
-        columns.append([evaluate(scores[name][i], data.labels, data.query_offsets, (metric,),
-                                 convention=convention)[metric] for name in names])
-    values = np.hstack([np.asarray(c)[:, k] for c, k in zip(columns, keep)])
-    return values, names
+        values = [evaluate(s[i], data.labels, data.query_offsets, tuple(metrics), convention=convention)
+                  for s in scores.values()]
+        for metric in metrics:
+            per_fold[metric].append(np.array([v[metric] for v in values])[:, has_relevant])
+    return {metric: np.hstack(blocks) for metric, blocks in per_fold.items()}
 
 
 def zhang_table(datas, scores, metrics, targets, convention: str) -> pd.DataFrame:
     frames = []
-    for metric in metrics:
-        values, names = family_values(datas, scores, metric, convention)
+    names = list(scores)
+    for metric, values in family_values(datas, scores, list(metrics), convention).items():
         for target in targets:
             frame = zhang_bias_variance(values, target=target, model_names=names)
             frame.insert(0, "target", target)

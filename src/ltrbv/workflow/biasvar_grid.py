@@ -31,7 +31,7 @@ for two-fold) is skipped, so the two-fold curves stop at 0.5 (Ibrahim 2021, foot
 from __future__ import annotations
 
 from ..learners import LEARNER_KINDS
-from .grid import BAG_KIND, RESULTS, bag_learners
+from .grid import BAG_KIND, RESULTS, bag_learners, bag_spec
 
 SCHEMES = ("bootstrap", "twofold")
 BASE_SETTING = "base"
@@ -154,8 +154,6 @@ def learner_spec(config: dict, learner: str, setting: str) -> dict:
                          "relative_to_original": param == "subsample" and sweep.get("relative_to", "original") == "original"}
         params[param] = value
     if entry["kind"] == BAG_KIND:
-        from .grid import bag_spec
-
         bag = bag_spec(config, learner)
         spec["bag"] = {key: bag[key] for key in ("base", "kind", "params", "n_models", "sample_fraction", "combine")}
     spec["params"] = {key: params[key] for key in sorted(params)}

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from snakemake.utils import update_config
 
 from .datasets import SPLITS, raw_file
 from .dryrun import Job, job_counts, parse_jobs
@@ -31,13 +32,9 @@ TRAINING_RULES = ("train_model", "train_biasvar", "train_trial", "bag_submodel")
 
 
 def merge(base: dict, update: dict) -> dict:
-    """Snakemake's merge of config files: nested mappings are merged, everything else replaced."""
+    """Snakemake's merge of config files (``snakemake.utils.update_config``), on a copy of ``base``."""
     out = copy.deepcopy(base)
-    for key, value in update.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
+    update_config(out, copy.deepcopy(update))
     return out
 
 
