@@ -99,3 +99,20 @@ def test_significance_table_matches_scipy_and_pools_folds():
     assert pooled.mark_t == "**" and pooled.p_randomisation < 0.01
     assert set(table.fold) == {"all", "Fold1", "Fold2"}
     assert np.isnan(table[(table.learner == "base") & (table.fold == "all")].p_t.iloc[0])
+
+
+def test_significance_pairs_add_a_direct_comparison():
+    rng = np.random.default_rng(5)
+    rows = []
+    for q in range(40):
+        base = rng.uniform(0, 1)
+        for learner, value in (("base", base), ("a", base + 0.05 + rng.normal(0, 0.02)), ("b", base)):
+            rows.append({"learner": learner, "fold": "F1", "seed": 1, "qid": str(q), "metric": "map",
+                         "convention": "letor4", "value": value})
+    per_query = pd.DataFrame(rows)
+    table = significance_table(per_query, ["base", "a", "b"], ["map"], "base", "letor4", 500, 0, pairs=[["a", "b"]])
+    pair = table[(table.learner == "a") & (table.baseline == "b") & (table.fold == "all")].iloc[0]
+    a = per_query[per_query.learner == "a"].value.to_numpy()
+    b = per_query[per_query.learner == "b"].value.to_numpy()
+    assert pair.p_t == pytest.approx(stats.ttest_rel(a, b).pvalue) and pair.mark_t == "**"
+    assert len(table[table.fold == "all"]) == 4  # three against the baseline, one pair

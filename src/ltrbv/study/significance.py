@@ -29,16 +29,20 @@ def per_query_means(per_query: pd.DataFrame, convention: str) -> pd.DataFrame:
 
 
 def significance_table(per_query: pd.DataFrame, learners: list[str], metrics: list[str], baseline: str,
-                       convention: str, n_permutations: int, seed: int) -> pd.DataFrame:
-    """One row per (learner, metric, fold) with fold ``all`` the pooled test: means, differences, p-values."""
+                       convention: str, n_permutations: int, seed: int, pairs=()) -> pd.DataFrame:
+    """One row per (learner, baseline, metric, fold) with fold ``all`` the pooled test: means, differences,
+    p-values.  Every learner is compared with ``baseline``; each ``(learner, other)`` of ``pairs`` adds
+    that comparison too (e.g. RF-list against RF-point)."""
     values = per_query_means(per_query, convention)
     folds = list(dict.fromkeys(per_query["fold"]))
+    comparisons = [(learner, baseline) for learner in learners] + [tuple(pair) for pair in pairs]
     out = []
     for metric in metrics:
-        if (baseline, metric) not in values.index.droplevel(["fold", "qid"]):
-            raise ValueError(f"no per-query values of the baseline {baseline!r} for {metric!r}")
-        base = values.loc[(baseline, metric)]
-        for learner in learners:
+        for name in {b for _, b in comparisons}:
+            if (name, metric) not in values.index.droplevel(["fold", "qid"]):
+                raise ValueError(f"no per-query values of the baseline {name!r} for {metric!r}")
+        for learner, baseline in comparisons:
+            base = values.loc[(baseline, metric)]
             system = values.loc[(learner, metric)]
             pairs = pd.concat([system.rename("system"), base.rename("baseline")], axis=1, join="inner").dropna()
             fold_means = pairs.groupby(level="fold", sort=False)["system"].mean().reindex(folds)
@@ -70,13 +74,14 @@ def significance_markdown(table: pd.DataFrame, dataset: str) -> str:
     baseline = pooled["baseline"].iloc[0]
     convention = pooled["convention"].iloc[0]
     metrics = list(dict.fromkeys(pooled["metric"]))
-    learners = list(dict.fromkeys(pooled["learner"]))
-    cell = {(r.learner, r.metric): f"{r.mean:.4f} ± {r.std_over_folds:.4f}{r.mark_t}" for r in pooled.itertuples()}
+    main = pooled[pooled["baseline"] == baseline]
+    learners = list(dict.fromkeys(main["learner"]))
+    cell = {(r.learner, r.metric): f"{r.mean:.4f} ± {r.std_over_folds:.4f}{r.mark_t}" for r in main.itertuples()}
     wide = pd.DataFrame([{"learner": learner, **{m: cell[(learner, m)] for m in metrics}} for learner in learners])
-    pvalues = pooled[pooled["learner"] != baseline][["learner", "metric", "difference", "p_t", "p_randomisation",
-                                                      "mark_t", "mark_randomisation"]]
-    per_fold = table[(table["fold"] != POOLED) & (table["learner"] != baseline)]
-    per_fold_marks = per_fold.pivot(index=["learner", "metric"], columns="fold", values="mark_t")
+    pvalues = pooled[pooled["learner"] != pooled["baseline"]][["learner", "baseline", "metric", "difference", "p_t",
+                                                                "p_randomisation", "mark_t", "mark_randomisation"]]
+    per_fold = table[(table["fold"] != POOLED) & (table["learner"] != table["baseline"])]
+    per_fold_marks = per_fold.pivot(index=["learner", "baseline", "metric"], columns="fold", values="mark_t")
     per_fold_marks = per_fold_marks.reindex(columns=list(dict.fromkeys(per_fold["fold"]))).fillna("—")
     per_fold_marks = per_fold_marks.replace("", "—").reset_index()
     return "".join([

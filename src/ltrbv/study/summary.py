@@ -101,13 +101,18 @@ def build_summary(dataset: str, sweep: pd.DataFrame, trends: pd.DataFrame, compa
         lines += [f"## Performance against {baseline} (paired tests over all test queries)", "",
                   "| learner | metric | mean | baseline | difference | p (t-test) | p (randomisation) |",
                   "|---|---|---|---|---|---|---|"]
-        for r in pooled[pooled["learner"] != baseline].itertuples():
+        for r in pooled[(pooled["baseline"] == baseline) & (pooled["learner"] != baseline)].itertuples():
             lines.append(f"| {r.learner} | {r.metric} | {r.mean:.4f} | {r.baseline_mean:.4f} | {r.difference:+.4f}"
                          f"{r.mark_t} | {r.p_t:.3g} | {r.p_randomisation:.3g} |")
-        pair = pooled.set_index(["learner", "metric"])
+        main = pooled[pooled["baseline"] == baseline]
+        for r in pooled[(pooled["baseline"] != baseline) & (pooled["learner"] != pooled["baseline"])].itertuples():
+            lines.append(f"| {r.learner} vs {r.baseline} | {r.metric} | {r.mean:.4f} | {r.baseline_mean:.4f} | "
+                         f"{r.difference:+.4f}{r.mark_t} | {r.p_t:.3g} | {r.p_randomisation:.3g} |")
+        pair = main.set_index(["learner", "metric"])
         if ("rf-list", "ndcg@10") in pair.index and ("rf-point", "ndcg@10") in pair.index:
             diff = pair.loc[("rf-list", "ndcg@10"), "mean"] - pair.loc[("rf-point", "ndcg@10"), "mean"]
-            lines += ["", f"Ibrahim & Carman (2016): RF-list beats RF-point. Measured NDCG@10 difference: {diff:+.4f}.", ""]
+            lines += ["", f"Ibrahim & Carman (2016): RF-list beats RF-point. Measured NDCG@10 difference: {diff:+.4f}"
+                      " (the paired test is the `rf-list vs rf-point` row when `significance.pairs` asks for it).", ""]
         lines.append("")
     if not zhang.empty:
         lines += ["## Zhang et al. (2013): bias and variance of the metric across queries", ""]

@@ -204,6 +204,10 @@ def problems(config: dict) -> list[str]:
     if baseline is not None and baseline not in config["run"]["learners"]:
         found.append(f"biasvar.significance.baseline {baseline!r} is not among run.learners "
                      f"{config['run']['learners']}")
+    for pair in section["significance"].get("pairs", []):
+        for name in pair:
+            if name not in config["run"]["learners"]:
+                found.append(f"biasvar.significance.pairs names {name!r}, which is not among run.learners")
     known = config["learners"]
     for key in ("sweep", "compare"):
         for name in section[key]["learners"]:
