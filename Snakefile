@@ -2,14 +2,24 @@
 # DAG: raw folds -> parsed folds -> per-seed training -> prediction files -> metrics -> tables, figures.
 
 import os
+import sys
 
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+
+from ltrbv.workflow.validation import config_file_problems
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
+
+# Keys given twice in a config file (YAML keeps the last one silently); refused before anything else.
+_file_problems = [problem for path in [os.path.join(workflow.basedir, "config", "config.yaml"),
+                                       *workflow.overwrite_configfiles] for problem in config_file_problems(path)]
+if _file_problems:
+    raise WorkflowError("invalid config file:\n  " + "\n  ".join(_file_problems))
 
 validate(config, schema=os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 # Sections with a schema of their own (defaults filled in by the validator).

@@ -1,31 +1,44 @@
 # Shared definitions: checks run at parse time (before any job), wildcard constraints, grids.
 
 import re
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from ltrbv.data.synthetic import FOLD_NAMES as SYNTHETIC_FOLDS
 from ltrbv.workflow.datasets import check_raw_files, raw_file, SPLITS
 from ltrbv.seeding import derive_seed
-from ltrbv.workflow.validation import learner_problems
+from ltrbv.data.cache import check_cache_file, CacheFormatError
+from ltrbv.workflow.validation import learner_problems, non_finite_values
 from ltrbv.workflow.grid import (
     built_in_learners,
     intermediate_targets,
     learner_rule_params,
     metrics_files,
+    parsed_file,
     performance_targets,
     raw_input,
     unknown_names,
 )
 
-_problems = unknown_names(config) + learner_problems(config)
+_problems = non_finite_values(config) + unknown_names(config) + learner_problems(config)
 if _problems:
     raise WorkflowError("invalid config:\n  " + "\n  ".join(_problems))
 
 for _name in config["run"]["datasets"]:
     check_raw_files(_name, config["datasets"][_name])
+    # A parsed cache cut short (or replaced by garbage) is refused here: once a job started, Snakemake
+    # would already have deleted the outputs downstream of it.
+    for _fold in config["datasets"][_name]["folds"]:
+        for _split in SPLITS:
+            _cache = Path(parsed_file(_name, _fold, _split))
+            if _cache.exists():
+                try:
+                    check_cache_file(_cache)
+                except CacheFormatError as _error:
+                    raise WorkflowError(str(_error))
+
+
+# Names that become folders under results/ (the schema's $defs/name): no '/', never '..' or '.'.
+SAFE_NAME = "[A-Za-z0-9][A-Za-z0-9_.+-]*"
 
 
 def _alternatives(names):
@@ -34,9 +47,9 @@ def _alternatives(names):
 
 wildcard_constraints:
     dataset=_alternatives(config["datasets"]),
-    fold="[A-Za-z0-9_.-]+",
+    fold=SAFE_NAME,
     split="|".join(SPLITS),
-    learner="[A-Za-z0-9_.+-]+",
+    learner=SAFE_NAME,
     seed=r"\d+",
 
 

@@ -172,9 +172,25 @@ def test_blank_and_comment_lines_are_skipped_but_counted(tmp_path):
     assert data.line_numbers.tolist() == [2, 5, 7, 9]
 
 
-def test_no_trailing_newline(tmp_path):
-    data = read_letor(write(tmp_path, LETOR4.rstrip("\n")))
-    check_letor4(data)
+def test_no_trailing_newline_is_refused_as_a_cut_file(tmp_path):
+    """A last data line without its newline is what a truncated file looks like (issue 15)."""
+    n_lines = LETOR4.count("\n")
+    with pytest.raises(LetorFormatError, match=rf"x.txt, line {n_lines}: the last line has no final newline"):
+        read_letor(write(tmp_path, LETOR4.rstrip("\n"), name="x.txt"))
+    with pytest.raises(LetorFormatError, match="no final newline"):  # gzip: the same rule
+        read_letor(write(tmp_path, LETOR4.rstrip("\n"), gz=True))
+
+
+def test_a_final_comment_without_newline_is_fine(tmp_path):
+    check_letor4(read_letor(write(tmp_path, LETOR4 + "# end of file")))
+
+
+def test_every_cut_inside_the_last_line_is_refused(tmp_path):
+    last_line = LETOR4.splitlines(keepends=True)[-1]
+    for cut in range(1, len(last_line)):  # every cut point that leaves part of the last line
+        path = write(tmp_path, LETOR4[:-cut], name="cut.txt")
+        with pytest.raises(LetorFormatError, match=r"cut.txt, line 4: the last line has no final newline"):
+            read_letor(path)
 
 
 def test_string_qids_and_float_labels(tmp_path):
@@ -221,7 +237,7 @@ def test_inferred_width_ignores_comments(tmp_path):
 
 def test_inferred_width_too_large(tmp_path):
     path = write(tmp_path, GOOD + "1 qid:1 99999999999999999999:1\n", name="wide.txt")
-    with pytest.raises(LetorFormatError, match=r"wide.txt, line 2: feature index too large"):
+    with pytest.raises(LetorFormatError, match=r"wide.txt, line 2: a feature index above 100,000"):
         read_letor(path)
 
 

@@ -12,8 +12,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .data.cache import load_cache
     from .data.letor import read_letor
     from .evaluation import per_query_table
-    from .io import atomic_path, read_scores
+    from .io import atomic_path, check_output_path, read_scores
 
+    if args.per_query:
+        check_output_path(args.per_query, args.data_file, args.scores_file, option="--per-query")
     path = Path(args.data_file)
     data = load_cache(path) if path.suffix == ".npz" else read_letor(path)
     scores = data.from_file_order(read_scores(args.scores_file, n_expected=data.n_docs))
@@ -57,9 +59,25 @@ def _scale(values: list[str] | None):
     return {name: float(factor) for name, factor in pairs}
 
 
+def _check_config_files(paths) -> None:
+    from .workflow.validation import config_file_problems
+
+    problems = [problem for path in paths for problem in config_file_problems(path)]
+    if problems:
+        raise ValueError("invalid config file:\n  " + "\n  ".join(problems))
+
+
+def _check_config(args: argparse.Namespace) -> int:
+    _check_config_files(args.configfile)
+    print(f"{len(args.configfile)} config file(s): valid YAML, no key given twice "
+          "(snakemake --dry-run checks the rest)")
+    return 0
+
+
 def _plan(args: argparse.Namespace) -> int:
     from .workflow.plan import calibration_costs, calibration_targets, dry_run, estimate
 
+    _check_config_files(args.configfile)
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
     if args.calibration_targets:
         print("\n".join(calibration_targets(jobs)))
@@ -119,6 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print one training target per (rule, learner, setting): a small calibration run")
     plan.set_defaults(func=_plan)
 
+    check = sub.add_parser("check-config", help="report YAML errors and duplicate keys of config files, "
+                           "with file and line (Snakemake's own message names neither)")
+    check.add_argument("configfile", nargs="+", help="config files, as given to snakemake --configfile")
+    check.set_defaults(func=_check_config)
+
     from .active.cli import add_parsers as add_active_parsers
     from .biasvar.cli import add_parsers as add_biasvar_parsers
 
@@ -131,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, OSError) as error:  # OSError: missing file, a directory, no permission (names the file)
         print(f"ltrbv {args.command}: error: {error}", file=sys.stderr)
         return 2
 

@@ -16,6 +16,16 @@ from pathlib import Path
 import numpy as np
 
 
+def _default_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+#: mkstemp creates 0600 files; results get the mode an ordinary file would have under the umask
+FILE_MODE = _default_file_mode()
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike):
     """Yield a temporary path beside ``path``; move it into place only if the block succeeds."""
@@ -25,6 +35,7 @@ def atomic_path(path: str | os.PathLike):
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -65,18 +76,28 @@ class ScoreFileError(ValueError):
 
 
 def read_scores(path: str | os.PathLike, n_expected: int | None = None) -> np.ndarray:
-    """Read a score file (one number per line; anything after the first token is ignored).
+    """Read a score file: exactly one number per line, nothing else.
 
-    Raises :class:`ScoreFileError` naming the file and line for a non-numeric or
-    non-finite score, and for a line count different from ``n_expected``.
+    Raises :class:`ScoreFileError` naming the file and line for an empty line, a
+    line with more than one field (e.g. RankLib's ``qid<TAB>doc<TAB>score``
+    output, whose first field is not a score), a non-numeric or non-finite
+    score, and for a line count different from ``n_expected``.
     """
     path = Path(path)
     values = []
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, start=1):
-            token = line.split(maxsplit=1)[0] if line.strip() else ""
-            if not token:
+            fields = line.split()
+            if not fields:
                 raise ScoreFileError(f"{path}, line {line_number}: empty line, expected a score")
+            if len(fields) > 1:
+                hint = (" (this looks like RankLib's 'qid doc score' output: keep its last column, "
+                        "e.g. cut -f3)" if len(fields) == 3 else "")
+                raise ScoreFileError(
+                    f"{path}, line {line_number}: {len(fields)} fields, a score file holds exactly one "
+                    f"number per line{hint}"
+                )
+            token = fields[0]
             try:
                 value = float(token)
             except ValueError:
@@ -91,3 +112,17 @@ def read_scores(path: str | os.PathLike, n_expected: int | None = None) -> np.nd
             f"{' is missing' if scores.size < n_expected else ' is one too many'})"
         )
     return scores
+
+
+def check_output_path(output: str | os.PathLike, *inputs: str | os.PathLike, option: str = "output") -> Path:
+    """Refuse an output path that is one of the inputs or an existing directory (nothing is overwritten)."""
+    output = Path(output)
+    if output.is_dir():
+        raise ValueError(f"{option} {output}: is a directory, expected a file name")
+    for source in inputs:
+        source = Path(source)
+        if output.resolve() == source.resolve() or (output.exists() and source.exists()
+                                                      and os.path.samefile(output, source)):
+            raise ValueError(f"{option} {output}: is an input of this command ({source}); "
+                             "refusing to overwrite it")
+    return output

@@ -18,11 +18,14 @@ def _sampling_distribution(args: argparse.Namespace) -> int:
 
     from ..data.cache import load_cache
     from ..data.letor import read_letor
-    from ..io import atomic_path, read_scores
+    from ..io import atomic_path, check_output_path, read_scores
     from .label_probs_file import read_label_probs
     from .rankings import ranks_from_scores
     from .sampling import compare_distribution, estimate_distribution, query_costs
 
+    if args.out:
+        check_output_path(args.out, args.data, args.label_probs, args.scores,
+                          *([args.scores_b] if args.scores_b else []), option="--out")
     path = Path(args.data)
     data = load_cache(path) if path.suffix == ".npz" else read_letor(path)
     probs = data.from_file_order(read_label_probs(args.label_probs, n_expected=data.n_docs))

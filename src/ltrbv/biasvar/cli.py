@@ -18,7 +18,7 @@ def _metric_list(values: list[str] | None) -> list[str]:
 def _biasvar(args: argparse.Namespace) -> int:
     from ..data.cache import load_cache
     from ..data.letor import read_letor
-    from ..io import atomic_path, read_scores
+    from ..io import atomic_path, check_output_path, read_scores
     from .decomposition import decompose
     from .listwise import check_listwise_metric
 
@@ -30,6 +30,8 @@ def _biasvar(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--method twofold needs an even number of score files (pairs 1a 1b 2a 2b ...); got {n_files}"
         )
+    if args.per_query:
+        check_output_path(args.per_query, args.data, *args.scores, option="--per-query")
     path = Path(args.data)
     data = load_cache(path) if path.suffix == ".npz" else read_letor(path)
     scores = np.stack([data.from_file_order(read_scores(p, n_expected=data.n_docs)) for p in args.scores])

@@ -2,7 +2,12 @@
 
 Members: ``X`` (float32), ``labels`` (int8), ``query_offsets`` (int64), ``qids``
 (numpy unicode), ``line_numbers`` (int64), ``source`` (0-d unicode) and
-``format_version`` (0-d int64).  Nothing is pickled; :func:`load_cache` opens
+``format_version`` (0-d int64) and ``sha256`` (0-d unicode: the digest of every
+other member's dtype, shape and bytes, :func:`content_digest`), which
+:func:`load_cache` recomputes, so a cache changed after it was written (cut
+short, a flipped bit) is refused instead of read.  :func:`check_cache_file`
+is the cheap structural check the workflow runs on every existing cache
+before any job.  Nothing is pickled; :func:`load_cache` opens
 the file with ``allow_pickle=False``.
 
 :func:`save_cache` is atomic: it writes a temporary file in the target's
@@ -13,6 +18,7 @@ or the previous complete cache).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 import zipfile
@@ -21,10 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from ltrbv.data.ranking_data import RankingData
+from ltrbv.io import FILE_MODE
 
-__all__ = ["CACHE_FORMAT_VERSION", "CacheFormatError", "load_cache", "save_cache"]
+__all__ = ["CACHE_FORMAT_VERSION", "CacheFormatError", "check_cache_file", "content_digest", "load_cache", "save_cache"]
 
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2  # 2: with the sha256 member
+
+#: members covered by the content digest, in digest order
+_DIGESTED = ("X", "labels", "query_offsets", "qids", "line_numbers", "source")
 
 _DTYPES = {
     "X": np.float32,
@@ -32,15 +42,6 @@ _DTYPES = {
     "query_offsets": np.int64,
     "line_numbers": np.int64,
 }
-
-
-def _default_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-_FILE_MODE = _default_mode()  # mkstemp creates 0600 files; give the cache the usual mode
 
 
 class CacheFormatError(ValueError):
@@ -54,22 +55,26 @@ def save_cache(data: RankingData, path: str | os.PathLike) -> Path:
     qids = np.asarray(data.qids)
     if qids.dtype.kind != "U":
         qids = qids.astype(str)
+    members = {
+        "X": np.ascontiguousarray(data.X, dtype=np.float32),
+        "labels": np.asarray(data.labels, dtype=np.int8),
+        "query_offsets": np.asarray(data.query_offsets, dtype=np.int64),
+        "qids": qids,
+        "line_numbers": np.asarray(data.line_numbers, dtype=np.int64),
+        "source": np.array(str(data.source)),
+    }
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
             np.savez(
                 out,
-                X=np.ascontiguousarray(data.X, dtype=np.float32),
-                labels=np.asarray(data.labels, dtype=np.int8),
-                query_offsets=np.asarray(data.query_offsets, dtype=np.int64),
-                qids=qids,
-                line_numbers=np.asarray(data.line_numbers, dtype=np.int64),
-                source=np.array(str(data.source)),
+                **members,
                 format_version=np.array(CACHE_FORMAT_VERSION, dtype=np.int64),
+                sha256=np.array(content_digest(members)),
             )
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(tmp_name, _FILE_MODE)
+        os.chmod(tmp_name, FILE_MODE)
         os.replace(tmp_name, path)
     except BaseException:
         try:
@@ -113,16 +118,50 @@ def load_cache(path: str | os.PathLike) -> RankingData:
 
 
 
+def content_digest(members: dict) -> str:
+    """SHA-256 over the members' names, dtypes, shapes and bytes, in a fixed order."""
+    digest = hashlib.sha256()
+    for name in _DIGESTED:
+        value = np.ascontiguousarray(members[name])
+        digest.update(f"{name}|{value.dtype.str}|{value.shape}|".encode())
+        digest.update(value.reshape(-1).view(np.uint8))
+    return digest.hexdigest()
+
+
+def check_cache_file(path: str | os.PathLike) -> None:
+    """Cheap structural check of an existing cache (no data read): the zip directory is whole and
+    every member lies inside the file.  A cache cut short fails here; :func:`load_cache` verifies
+    the content digest as well."""
+    path = Path(path)
+    size = path.stat().st_size
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise CacheFormatError(f"{path}: damaged cache ({exc}); delete it and run again to rebuild it") from exc
+    names = {info.filename for info in infos}
+    missing = sorted(f"{name}.npy" for name in (*_DIGESTED, "format_version", "sha256") if f"{name}.npy" not in names)
+    if missing:
+        raise CacheFormatError(f"{path}: not a RankingData cache of format {CACHE_FORMAT_VERSION} "
+                               f"(missing {missing}); delete it and run again to rebuild it")
+    for info in infos:
+        if info.header_offset + len(info.filename) + 30 + info.compress_size > size:
+            raise CacheFormatError(f"{path}: damaged cache (member {info.filename} runs past the end of the "
+                                   "file); delete it and run again to rebuild it")
+
+
 def _read_members(path: Path, archive) -> tuple[dict, np.ndarray, str]:
     members = set(archive.files)
-    expected = set(_DTYPES) | {"qids", "source", "format_version"}
+    if "format_version" in members:  # an older or newer cache says so first
+        version = int(archive["format_version"])
+        if version != CACHE_FORMAT_VERSION:
+            raise CacheFormatError(
+                f"{path}: cache format version {version}, expected {CACHE_FORMAT_VERSION}; delete it and run "
+                "again to rebuild it"
+            )
+    expected = set(_DTYPES) | {"qids", "source", "format_version", "sha256"}
     if not expected <= members:
         raise CacheFormatError(f"{path}: not a RankingData cache (missing {sorted(expected - members)})")
-    version = int(archive["format_version"])
-    if version != CACHE_FORMAT_VERSION:
-        raise CacheFormatError(
-            f"{path}: cache format version {version}, expected {CACHE_FORMAT_VERSION}; rebuild the cache"
-        )
     arrays = {}
     for name, dtype in _DTYPES.items():
         value = archive[name]
@@ -132,5 +171,10 @@ def _read_members(path: Path, archive) -> tuple[dict, np.ndarray, str]:
     qids = archive["qids"]
     if qids.dtype.kind != "U":
         raise CacheFormatError(f"{path}: member qids has dtype {qids.dtype}, expected unicode")
-    source = str(archive["source"][()])
-    return arrays, qids, source
+    source_array = archive["source"]
+    stored = str(archive["sha256"][()])
+    actual = content_digest({**arrays, "qids": qids, "source": source_array})
+    if actual != stored:
+        raise CacheFormatError(f"{path}: content does not match its checksum (the file changed after it "
+                               "was written); delete it and run again to rebuild it")
+    return arrays, qids, str(source_array[()])

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gzip
 import os
 import warnings
+import zlib
 
 import numpy as np
 
@@ -47,7 +48,9 @@ MAX_QUERY_WARNINGS = 20
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
 _INT8_RANGE = (-128, 127)
-_MAX_COLUMNS = 2**31 - 1
+#: the largest feature index taken from a file when n_features is not given (X is dense: a larger
+#: index is far more likely a corrupt line than a real feature, and would ask for gigabytes)
+MAX_INFERRED_FEATURES = 100_000
 
 
 class LetorFormatError(ValueError):
@@ -75,6 +78,8 @@ class NonContiguousQueryWarning(UserWarning):
 
 
 def _open_binary(path):
+    if os.path.isdir(path):
+        raise LetorFormatError(path, None, "is a directory, expected a LETOR data file")
     f = open(path, "rb")
     try:
         magic = f.read(2)
@@ -103,7 +108,7 @@ def _iter_chunks(path, chunk_bytes: int):
         first = True
         while True:
             while filled < buf.size and not eof:
-                got = stream.readinto(buf[filled : filled + READ_BYTES])
+                got = _read_into(path, stream, buf[filled : filled + READ_BYTES])
                 if not got:
                     eof = True
                 else:
@@ -133,12 +138,24 @@ def _iter_chunks(path, chunk_bytes: int):
             raw.close()
 
 
+def _read_into(path, stream, view) -> int:
+    """``stream.readinto(view)``, with a damaged gzip stream reported as a LetorFormatError."""
+    try:
+        return stream.readinto(view)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise LetorFormatError(path, None, f"damaged gzip file ({exc}); download or unpack it again") from None
+
+
 def _scan(path, need_max_index: bool, chunk_bytes: int):
-    """Pass 1: number of data lines, and (if asked) the largest feature index and its line."""
+    """Pass 1: number of data lines, and (if asked) the largest feature index and its line.
+
+    A last data line without its newline is refused: it is what a file cut short looks like, and
+    a line cut inside a number still parses (as a different number or fewer features)."""
     n_data = 0
     line0 = 1
     best = 0
     best_line = 0
+    last = b""
     for buf, n in _iter_chunks(path, chunk_bytes):
         if need_max_index:
             data, newlines, idx, at = K.scan_lines_and_indices(buf, n)
@@ -148,6 +165,12 @@ def _scan(path, need_max_index: bool, chunk_bytes: int):
             data, newlines = K.count_lines(buf, n)
         n_data += int(data)
         line0 += int(newlines)
+        last = buf[max(0, n - 4096) : n].tobytes()
+    if last and not last.endswith(b"\n"):
+        tail = last.rsplit(b"\n", 1)[-1].strip()
+        if tail and not tail.startswith(b"#"):
+            raise LetorFormatError(path, line0, "the last line has no final newline: the file looks cut short "
+                                   "(truncated download or copy); restore the whole file")
     return n_data, best, best_line
 
 
@@ -311,8 +334,10 @@ def read_letor(
     if n_rows == 0:
         raise LetorFormatError(source, None, "no data lines (empty file)")
     if infer:
-        if max_seen > _MAX_COLUMNS:
-            raise LetorFormatError(source, max_seen_line, f"feature index too large (above {_MAX_COLUMNS})")
+        if max_seen > MAX_INFERRED_FEATURES:
+            raise LetorFormatError(source, max_seen_line, f"a feature index above "
+                                   f"{MAX_INFERRED_FEATURES:,}, the largest taken from a file without n_features "
+                                   "(a corrupt line?); give n_features if the data really has that many")
         n_cols = int(max_seen)
     else:
         n_cols = int(n_features if n_features is not None else max_feature)

@@ -7,12 +7,17 @@ overfitting tolerance of §3.5.2 (see :mod:`ltrbv.learners.stopping`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
 from .stopping import StoppingRule
+
+#: XGBoost's ranking metrics as eval_metric (the stopping rule reads them back from its evaluation log)
+_EVAL_METRIC = re.compile(r"(ndcg|map|pre)(@[1-9][0-9]*)?-?")
 
 
 @dataclass
@@ -82,12 +87,28 @@ class LambdaMART:
     fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.query_subsample <= 1.0:
-            raise ValueError(f"query_subsample must be in (0, 1], got {self.query_subsample}")
-        if self.overfit_tolerance is not None and not 0.0 <= self.overfit_tolerance < 1.0:
-            raise ValueError(f"overfit_tolerance must be in [0, 1), got {self.overfit_tolerance}")
-        if self.overfit_max_extra_trees < 0:
-            raise ValueError("overfit_max_extra_trees must be >= 0")
+        check_integer("n_estimators", self.n_estimators, minimum=1)
+        check_real("learning_rate", self.learning_rate, low=0.0, low_open=True)
+        check_integer("max_depth", self.max_depth, minimum=0)
+        check_integer("max_leaves", self.max_leaves, minimum=0)
+        if self.max_depth == 0 and self.max_leaves == 0:
+            raise ValueError("max_depth and max_leaves are both 0: the trees would have no size limit at all; "
+                             "set one of them")
+        check_real("min_child_weight", self.min_child_weight, low=0.0)
+        for name in ("subsample", "colsample_bynode", "query_subsample"):
+            check_real(name, getattr(self, name), low=0.0, high=1.0, low_open=True)
+        check_real("reg_lambda", self.reg_lambda, low=0.0)
+        if not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
+            raise ValueError(f"eval_metric must be an XGBoost ranking metric (ndcg, map or pre, optionally @k "
+                             f"and a trailing '-', e.g. ndcg@10), got {self.eval_metric!r}")
+        check_integer("early_stopping_rounds", self.early_stopping_rounds, minimum=1, allow_none=True)
+        if self.lambdarank_pair_method not in ("topk", "mean"):
+            raise ValueError(f"lambdarank_pair_method must be 'topk' or 'mean', got {self.lambdarank_pair_method!r}")
+        check_integer("lambdarank_num_pair_per_sample", self.lambdarank_num_pair_per_sample, minimum=1,
+                      allow_none=True)
+        check_integer("max_bin", self.max_bin, minimum=2)
+        check_real("overfit_tolerance", self.overfit_tolerance, low=0.0, high=1.0, high_open=True, allow_none=True)
+        check_integer("overfit_max_extra_trees", self.overfit_max_extra_trees, minimum=0)
 
     def _params(self, scale: float = 1.0) -> dict:
         params = {

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from ..learners import LEARNER_KINDS
 from .grid import BAG_KIND, RESULTS, bag_learners, bag_spec
+from .validation import sweep_problems
 
 SCHEMES = ("bootstrap", "twofold")
 BASE_SETTING = "base"
@@ -233,6 +234,8 @@ def problems(config: dict) -> list[str]:
     for metric in section["metrics"]:
         if metric not in ("ndcg", "ndcg@10", "map", "ap") and not metric.startswith("ndcg@"):
             found.append(f"biasvar.metrics: {metric!r} is not one of ndcg, ndcg@k, map")
+    found += sweep_problems(config, [name for name in sweep["learners"] if name in known], sweep["param"],
+                            sweep["values"])
     if section["sweep"]["learners"] and not any(sweep_points(config, s) for s in SCHEMES):
         found.append("biasvar.sweep.values: no value fits in any scheme's training sets")
     return found

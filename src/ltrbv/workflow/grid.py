@@ -283,6 +283,11 @@ def _experiment_problems(config: dict) -> list[str]:
     return problems
 
 
+def parsed_file(dataset: str, fold: str, split: str) -> str:
+    """The binary cache of one split of one fold (rule parse_split)."""
+    return f"{RESULTS}/{dataset}/parsed/{fold}/{split}.npz"
+
+
 def raw_input(config: dict, dataset: str, fold: str, split: str) -> str:
     return raw_file(config["datasets"][dataset], fold, split)
 
@@ -324,6 +329,6 @@ def intermediate_targets(config: dict) -> list[str]:
     files = []
     for dataset in config["run"]["datasets"]:
         folds = config["datasets"][dataset]["folds"]
-        files += [f"{RESULTS}/{dataset}/parsed/{fold}/{split}.npz" for fold in folds for split in ("train", "vali", "test")]
+        files += [parsed_file(dataset, fold, split) for fold in folds for split in ("train", "vali", "test")]
         files += prediction_files(config, dataset) + metrics_files(config, dataset)
     return files

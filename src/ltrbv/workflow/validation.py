@@ -1,10 +1,21 @@
-"""Checks of learner entries that the JSON schema cannot express (run before any job)."""
+"""Checks of a config that the JSON schemas cannot express (run at parse time, before any job).
+
+Each function returns a list of problems, each naming the config key it is about.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import math
+
+import yaml
 
 from ..learners import LEARNER_KINDS
+
+
+def accepted_params(cls) -> set[str]:
+    """The parameters a config entry may set for a built-in learner class."""
+    return {f.name for f in dataclasses.fields(cls) if f.init} - {"random_state", "n_threads"}
 
 
 def learner_problems(config: dict) -> list[str]:
@@ -16,7 +27,7 @@ def learner_problems(config: dict) -> list[str]:
             continue
         params = dict(entry.get("params", {}))
         if dataclasses.is_dataclass(cls):
-            accepted = {f.name for f in dataclasses.fields(cls) if f.init} - {"random_state", "n_threads"}
+            accepted = accepted_params(cls)
             unknown = sorted(set(params) - accepted)
             if unknown:
                 problems.append(
@@ -29,3 +40,78 @@ def learner_problems(config: dict) -> list[str]:
         except (TypeError, ValueError) as error:
             problems.append(f"learners.{name}.params: {error}")
     return problems
+
+
+def sweep_problems(config: dict, learners: list[str], param: str, values: list) -> list[str]:
+    """The swept parameter exists for every swept built-in learner, and every value builds the learner."""
+    problems = []
+    for name in learners:
+        entry = config["learners"].get(name)
+        cls = LEARNER_KINDS.get(entry["kind"]) if entry else None
+        if cls is None:
+            continue  # unknown names and bags are reported by the study's own checks
+        if dataclasses.is_dataclass(cls) and param not in accepted_params(cls):
+            problems.append(f"biasvar.sweep.param: {param!r} is not a parameter of learner {name!r} "
+                            f"(kind {entry['kind']!r}); accepted: {sorted(accepted_params(cls))}")
+            continue
+        for value in values:
+            try:
+                cls(**{**entry.get("params", {}), param: value})
+            except (TypeError, ValueError) as error:
+                problems.append(f"biasvar.sweep.values: {value!r} for learner {name!r}: {error}")
+    return problems
+
+
+def non_finite_values(node, where: str = "") -> list[str]:
+    """Every NaN or infinite number in the config (YAML's .nan, .inf), by key path."""
+    if isinstance(node, float) and not math.isfinite(node):
+        return [f"{where or 'config'}: {node!r} is not a finite number"]
+    if isinstance(node, dict):
+        return [p for key, value in node.items() for p in non_finite_values(value, f"{where}.{key}" if where else str(key))]
+    if isinstance(node, (list, tuple)):
+        return [p for i, value in enumerate(node) for p in non_finite_values(value, f"{where}[{i}]")]
+    return []
+
+
+class _DuplicateKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that records keys given twice in one mapping (PyYAML keeps the last silently)."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.duplicates: list[tuple[str, int]] = []
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                if key in seen:
+                    self.duplicates.append((str(key), key_node.start_mark.line + 1))
+                seen.add(key)
+            except TypeError:  # unhashable key: the constructor below reports it
+                pass
+        return super().construct_mapping(node, deep=deep)
+
+
+_DuplicateKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _DuplicateKeyLoader.construct_mapping
+)
+
+
+def config_file_problems(path) -> list[str]:
+    """YAML errors (with file and line) and duplicate keys in one config file."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            loader = _DuplicateKeyLoader(handle)
+            try:
+                loader.get_single_data()
+            finally:
+                loader.dispose()
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
+        return [f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})"]
+    except (OSError, UnicodeDecodeError) as error:
+        return [f"{path}: cannot be read ({error})"]
+    return [f"{path}, line {line}: key {key!r} is given twice in the same mapping (YAML would silently keep the "
+            "last one)" for key, line in sorted(loader.duplicates, key=lambda item: item[1])]
