@@ -6,14 +6,15 @@ from pathlib import Path
 from ltrbv.data.synthetic import FOLD_NAMES as SYNTHETIC_FOLDS
 from ltrbv.workflow.datasets import check_raw_files, raw_file, SPLITS
 from ltrbv.seeding import derive_seed
-from ltrbv.data.cache import check_cache_file, CacheFormatError
 from ltrbv.workflow.validation import learner_problems, non_finite_values
 from ltrbv.workflow.grid import (
     built_in_learners,
     intermediate_targets,
     learner_rule_params,
+    PARSE_BENCHMARK,
+    PARSED,
+    damaged_cache,
     metrics_files,
-    parsed_file,
     performance_targets,
     raw_input,
     unknown_names,
@@ -25,16 +26,13 @@ if _problems:
 
 for _name in config["run"]["datasets"]:
     check_raw_files(_name, config["datasets"][_name])
-    # A parsed cache cut short (or replaced by garbage) is refused here: once a job started, Snakemake
-    # would already have deleted the outputs downstream of it.
+    # A damaged parsed cache is refused here: once a job started, Snakemake would already have deleted
+    # the outputs downstream of it.
     for _fold in config["datasets"][_name]["folds"]:
         for _split in SPLITS:
-            _cache = Path(parsed_file(_name, _fold, _split))
-            if _cache.exists():
-                try:
-                    check_cache_file(_cache)
-                except CacheFormatError as _error:
-                    raise WorkflowError(str(_error))
+            _damage = damaged_cache(_name, _fold, _split)
+            if _damage:
+                raise WorkflowError(_damage)
 
 
 # Names that become folders under results/ (the schema's $defs/name): no '/', never '..' or '.'.

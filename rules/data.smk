@@ -26,14 +26,14 @@ rule parse_split:
     input:
         lambda w: raw_input(config, w.dataset, w.fold, w.split),
     output:
-        "results/{dataset}/parsed/{fold}/{split}.npz",
+        PARSED,
     params:
         n_features=lambda w: config["datasets"][w.dataset]["n_features"],
         label_range=lambda w: config["datasets"][w.dataset]["label_range"],
     log:
         "results/{dataset}/logs/parse_split/{fold}/{split}.log",
     benchmark:
-        "results/{dataset}/benchmarks/parse_split/{fold}/{split}.tsv"
+        PARSE_BENCHMARK
     threads: 1
     resources:
         mem_mb=rule_resources("parse_split", "mem_mb", 4000),

@@ -11,6 +11,7 @@ cache left behind, the inputs unchanged, and nothing written outside the results
 from __future__ import annotations
 
 import copy
+import re
 import gzip
 import hashlib
 import subprocess
@@ -185,7 +186,6 @@ def test_cli_refuses(case: CliCase, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code != 0, f"exit 0 for {argv}"
     assert err.count("\n") <= 12 and "Traceback" not in err
-    import re
     assert re.search(case.message, err), f"message {err!r} does not match {case.message!r}"
     after = tree_digest(tmp_path)
     assert after == before, f"files changed or left behind: {sorted(set(after.items()) ^ set(before.items()))}"
@@ -333,7 +333,6 @@ def dry_runs(tmp_path_factory):
 
 @pytest.mark.parametrize("case", WORKFLOW_CASES, ids=[c.id for c in WORKFLOW_CASES])
 def test_workflow_refuses_before_any_job(case: WorkflowCase, dry_runs):
-    import re
 
     root, workdirs, results = dry_runs
     result = results[case.id]
@@ -361,10 +360,35 @@ def test_safe_name_pattern_is_the_wildcard_constraint():
     schema = yaml.safe_load((REPO / "config/schema/config.schema.yaml").read_text())
     pattern = schema["$defs"]["name"]["pattern"]
     common = (REPO / "rules/common.smk").read_text()
-    import re
 
     wildcard = re.search(r'SAFE_NAME = "(.+)"', common).group(1)
     for name in ["Fold1", "rf-point", "bl-mart-of", "set1", "rf-hybrid-l6", "a.b", "x+y"]:
         assert re.fullmatch(pattern, name) and re.fullmatch(wildcard, name)
     for name in ["..", ".", "../x", "a/b", "-x", "", ".hidden", "a b"]:
         assert not re.fullmatch(pattern, name) and not re.fullmatch(wildcard, name)
+
+
+def test_a_cache_changed_after_its_job_is_refused_before_any_job(tmp_path):
+    """A parsed cache edited in place (same size, a flipped bit, a newer timestamp) would make Snakemake
+    rerun, and so delete, everything downstream before the training job finds the damage: the
+    workflow refuses it at parse time instead, by its checksum."""
+    workdir = tmp_path / "wd"
+    workdir.mkdir()
+    config = tiny_config(learners=copy.deepcopy(LEARNERS))
+    (workdir / "c.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    command = SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(workdir / "c.yaml"), "--cores", "1",
+                           "--nocolor"]
+    cache = workdir / "results/tiny/parsed/Fold1/train.npz"
+    built = subprocess.run(command + [str(cache.relative_to(workdir))], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    good = subprocess.run(command + ["--dry-run"], capture_output=True, text=True, timeout=300)
+    assert good.returncode == 0, good.stderr[-3000:]
+
+    data = bytearray(cache.read_bytes())
+    data[len(data) // 3] ^= 0x01  # inside X
+    cache.write_bytes(bytes(data))
+    result = subprocess.run(command + ["--dry-run"], capture_output=True, text=True, timeout=300)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert re.search(r"train.npz: (content does not match its checksum|unreadable cache member)", out), out[-3000:]
+    assert cache.read_bytes() == bytes(data), "the damaged cache must be left for the user to inspect"

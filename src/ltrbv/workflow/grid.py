@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 from ..learners import LEARNER_KINDS
 from ..metrics.conventions import CONVENTIONS
@@ -283,9 +284,35 @@ def _experiment_problems(config: dict) -> list[str]:
     return problems
 
 
+#: rule parse_split: the binary cache of one split of one fold, and the job's benchmark file
+PARSED = RESULTS + "/{dataset}/parsed/{fold}/{split}.npz"
+PARSE_BENCHMARK = RESULTS + "/{dataset}/benchmarks/parse_split/{fold}/{split}.tsv"
+
+
 def parsed_file(dataset: str, fold: str, split: str) -> str:
-    """The binary cache of one split of one fold (rule parse_split)."""
-    return f"{RESULTS}/{dataset}/parsed/{fold}/{split}.npz"
+    return PARSED.format(dataset=dataset, fold=fold, split=split)
+
+
+def damaged_cache(dataset: str, fold: str, split: str) -> str | None:
+    """Why an existing parsed cache is unusable, or None (absent caches are fine: they will be built).
+
+    Every cache gets the cheap structural check; one changed after its parse job ended (newer than
+    the job's benchmark file) is read in full and its checksum verified, because Snakemake would
+    rerun, and so first delete, everything downstream of it.
+    """
+    from ..data.cache import CacheFormatError, check_cache_file, load_cache
+
+    cache = Path(parsed_file(dataset, fold, split))
+    if not cache.exists():
+        return None
+    benchmark = Path(PARSE_BENCHMARK.format(dataset=dataset, fold=fold, split=split))
+    try:
+        check_cache_file(cache)
+        if not benchmark.exists() or cache.stat().st_mtime > benchmark.stat().st_mtime:
+            load_cache(cache)
+    except CacheFormatError as error:
+        return str(error)
+    return None
 
 
 def raw_input(config: dict, dataset: str, fold: str, split: str) -> str:
