@@ -15,6 +15,7 @@ from ltrbv.workflow.validation import config_file_problems
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
+
 # Keys given twice in a config file (YAML keeps the last one silently); refused before anything else.
 _file_problems = [problem for path in [os.path.join(workflow.basedir, "config", "config.yaml"),
                                        *workflow.overwrite_configfiles] for problem in config_file_problems(path)]
@@ -26,6 +27,14 @@ validate(config, schema=os.path.join(workflow.basedir, "config", "schema", "conf
 for _section in ("biasvar", "active", "diagnostics"):
     if _section in config:
         validate(config[_section], schema=os.path.join(workflow.basedir, "config", "schema", f"{_section}.schema.yaml"))
+
+# Metric names in their one spelling (nDCG@10 -> ndcg@10, P_10 -> p@10, AP -> map) for every output.
+from ltrbv.workflow.metric_names import canonical_config_metrics
+
+try:
+    canonical_config_metrics(config)
+except ValueError as _error:
+    raise WorkflowError(f"invalid config:\n  {_error}")
 
 
 include: "rules/common.smk"
@@ -40,11 +49,19 @@ include: "rules/active.smk"
 include: "rules/diagnostics.smk"
 
 
+_TARGETS = all_targets() + experiment_targets(config) + biasvar_targets() + active_targets() + diagnostics_targets()
+
+
+# The report opens on the summaries and performance tables (rule report_landing) once they exist.
+_LANDING = os.path.abspath(report_grid.LANDING)
+
+
+report: _LANDING if os.path.exists(_LANDING) else "rules/captions/workflow.rst"
+
+
 rule all:
     input:
-        all_targets(),
-        experiment_targets(config),
-        biasvar_targets(),
-        active_targets(),
-        diagnostics_targets(),
+        _TARGETS,
+        report_grid.page_targets(_TARGETS),
+        report_grid.LANDING if report_grid.landing_inputs(_TARGETS) else [],
     default_target: True

@@ -86,7 +86,7 @@ rule active_aggregate:
     output:
         table="results/{dataset}/active/tables/{experiment}.csv",
         png=report("results/{dataset}/active/figures/{experiment}.png", caption="captions/active_error.rst",
-                   category="Active evaluation"),
+                   category=report_grid.ACTIVE, subcategory="{dataset}"),
         svg="results/{dataset}/active/figures/{experiment}.svg",
     params:
         spec=lambda w: _ACTIVE["experiments"][w.experiment],
@@ -112,8 +112,7 @@ rule active_savings:
         lambda w: expand("results/{{dataset}}/active/tables/{experiment}.csv", experiment=_ACTIVE["experiments"]),
     output:
         csv="results/{dataset}/active/tables/savings.csv",
-        md=report("results/{dataset}/active/tables/savings.md", caption="captions/active_savings.rst",
-                  category="Active evaluation"),
+        md="results/{dataset}/active/tables/savings.md",
     params:
         experiments=lambda w: list(_ACTIVE["experiments"]),
         kinds=lambda w: {name: spec["kind"] for name, spec in _ACTIVE["experiments"].items()},
@@ -141,7 +140,7 @@ rule active_sampling:
             dataset=w.dataset, experiment=_ACTIVE["heatmap"]["experiment"]),
     output:
         png=report("results/{dataset}/active/figures/sampling_distribution.png",
-                   caption="captions/active_sampling.rst", category="Active evaluation"),
+                   caption="captions/active_sampling.rst", category=report_grid.ACTIVE, subcategory="{dataset}"),
         svg="results/{dataset}/active/figures/sampling_distribution.svg",
     params:
         heatmap=lambda w: _ACTIVE["heatmap"],

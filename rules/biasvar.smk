@@ -116,11 +116,9 @@ rule biasvar_tables:
         per_query=lambda w: bvg.reduced_files(config, w.dataset, "csv"),
     output:
         trends="results/{dataset}/tables/biasvar_trends.csv",
-        sweep=report("results/{dataset}/tables/biasvar_sweep.csv", caption="captions/biasvar_sweep.rst",
-                     category="Bias and variance"),
+        sweep="results/{dataset}/tables/biasvar_sweep.csv",
         comparison="results/{dataset}/tables/biasvar_comparison.csv",
-        comparison_md=report("results/{dataset}/tables/biasvar_comparison.md",
-                             caption="captions/biasvar_comparison.rst", category="Bias and variance"),
+        comparison_md="results/{dataset}/tables/biasvar_comparison.md",
     params:
         compare=_BV.get("compare"),
         sweep=_BV.get("sweep"),
@@ -146,13 +144,13 @@ rule plot_biasvar:
         "results/{dataset}/tables/biasvar_sweep.csv",
     output:
         pointwise=report("results/{dataset}/figures/biasvar_pointwise.png", caption="captions/biasvar_pointwise.rst",
-                         category="Bias and variance"),
+                         category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
         pointwise_svg="results/{dataset}/figures/biasvar_pointwise.svg",
         listwise=report("results/{dataset}/figures/biasvar_listwise.png", caption="captions/biasvar_listwise.rst",
-                        category="Bias and variance"),
+                        category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
         listwise_svg="results/{dataset}/figures/biasvar_listwise.svg",
         error=report("results/{dataset}/figures/biasvar_ranking_error.png",
-                     caption="captions/biasvar_ranking_error.rst", category="Bias and variance"),
+                     caption="captions/biasvar_ranking_error.rst", category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
         error_svg="results/{dataset}/figures/biasvar_ranking_error.svg",
     params:
         param=lambda w: _BV.get("sweep")["param"],
@@ -180,9 +178,9 @@ rule zhang_table:
                               fold=config["datasets"][w.dataset]["folds"]),
     output:
         csv="results/{dataset}/tables/zhang.csv",
-        md=report("results/{dataset}/tables/zhang.md", caption="captions/zhang.rst", category="Bias and variance"),
+        md="results/{dataset}/tables/zhang.md",
         png=report("results/{dataset}/figures/zhang_bias_variance.png", caption="captions/zhang.rst",
-                   category="Bias and variance"),
+                   category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
         svg="results/{dataset}/figures/zhang_bias_variance.svg",
     params:
         learners=config["run"]["learners"],
@@ -209,8 +207,7 @@ rule significance_table:
         lambda w: metrics_files(config, w.dataset),
     output:
         csv="results/{dataset}/tables/significance.csv",
-        md=report("results/{dataset}/tables/significance.md", caption="captions/significance.rst",
-                  category="Performance"),
+        md="results/{dataset}/tables/significance.md",
     params:
         significance=_BV.get("significance"),
         learners=config["run"]["learners"],
@@ -239,7 +236,7 @@ rule biasvar_summary:
         zhang="results/{dataset}/tables/zhang.csv",
         significance="results/{dataset}/tables/significance.csv",
     output:
-        report("results/{dataset}/summary.md", caption="captions/summary.rst", category="Summary"),
+        "results/{dataset}/summary.md",
     params:
         param=lambda w: _BV.get("sweep")["param"],
         metric=lambda w: _BV.get("metrics")[0],

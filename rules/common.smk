@@ -6,6 +6,7 @@ from pathlib import Path
 from ltrbv.data.synthetic import FOLD_NAMES as SYNTHETIC_FOLDS
 from ltrbv.workflow.datasets import check_raw_files, raw_file, SPLITS
 from ltrbv.seeding import derive_seed
+from ltrbv.workflow import report_grid
 from ltrbv.workflow.validation import learner_problems, non_finite_values
 from ltrbv.workflow.grid import (
     built_in_learners,
@@ -35,7 +36,7 @@ for _name in config["run"]["datasets"]:
                 raise WorkflowError(_damage)
 
 
-# Names that become folders under results/ (the schema's $defs/name): no '/', never '..' or '.'.
+# Names that become folders under results/ (the schema's $defs/name): no slash, never '..' or '.'.
 SAFE_NAME = "[A-Za-z0-9][A-Za-z0-9_.+-]*"
 
 

@@ -55,7 +55,8 @@ rule plot_tree_strength:
         png=report(
             "results/{dataset}/figures/tree_strength.png",
             caption="captions/tree_strength.rst",
-            category="Forests",
+            category=report_grid.FORESTS,
+            subcategory="{dataset}",
         ),
         svg="results/{dataset}/figures/tree_strength.svg",
     params:

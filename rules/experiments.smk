@@ -135,7 +135,8 @@ rule plot_bag_size:
         png=report(
             "results/{dataset}/figures/bag_size.png",
             caption="captions/bag_size.rst",
-            category="Bagging",
+            category=report_grid.BAGGING,
+            subcategory="{dataset}",
         ),
         svg="results/{dataset}/figures/bag_size.svg",
     log:

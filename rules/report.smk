@@ -30,7 +30,8 @@ rule plot_performance:
         png=report(
             "results/{dataset}/figures/performance.png",
             caption="captions/performance.rst",
-            category="Performance",
+            category=report_grid.PERFORMANCE,
+            subcategory="{dataset}",
         ),
         svg="results/{dataset}/figures/performance.svg",
     params:
@@ -48,3 +49,53 @@ rule plot_performance:
         "../envs/ltrbv.yaml"
     script:
         "../src/scripts/plot_performance.py"
+
+
+rule report_page:
+    """A table (CSV) or Markdown file (summary, Markdown tables) as an HTML page the report shows inline."""
+    input:
+        lambda w: report_grid.source_file(w.dataset, w.page),
+    output:
+        report(
+            report_grid.PAGE,
+            caption="captions/report_page.rst",
+            category=lambda w: report_grid.PAGES[w.page].category,
+            subcategory="{dataset}",
+            labels=lambda w: {"page": report_grid.PAGES[w.page].title},
+        ),
+    params:
+        title=lambda w: f"{w.dataset}: {report_grid.PAGES[w.page].title}",
+        caption=lambda w: report_grid.PAGES[w.page].caption,
+    wildcard_constraints:
+        page="|".join(report_grid.PAGES),
+    log:
+        "results/{dataset}/logs/report_page/{page}.log",
+    threads: 1
+    resources:
+        mem_mb=rule_resources("report_page", "mem_mb", 1000),
+        runtime=rule_resources("report_page", "runtime", 5),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/report_page.py"
+
+
+rule report_landing:
+    """The report's first page: the intro, then each data set's summary and performance table."""
+    input:
+        lambda w: list(report_grid.landing_inputs(_TARGETS).values()),
+    output:
+        report_grid.LANDING,
+    params:
+        sections=lambda w: list(report_grid.landing_inputs(_TARGETS)),
+        intro=os.path.join(workflow.basedir, "rules", "captions", "workflow.rst"),
+    log:
+        "results/logs/report_landing.log",
+    threads: 1
+    resources:
+        mem_mb=rule_resources("report_landing", "mem_mb", 1000),
+        runtime=rule_resources("report_landing", "runtime", 5),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/report_landing.py"

@@ -116,12 +116,20 @@ def test_tables_figures_summary_exist_and_agree(finished):
         assert claim in summary, claim
 
 
-def test_report_contains_every_figure(finished):
+def test_report_contains_every_figure_and_table_page(finished):
+    built = run(finished, study_config())  # the report pages of the tables (rule report_page)
+    assert built.returncode == 0
+    pages = finished / "results/tiny/report"
+    assert "<table>" in (pages / "summary.html").read_text() and "Pointwise variance rises" in \
+        (pages / "summary.html").read_text()
     result = run(finished, study_config(), "--report", "report.html")
     html = (finished / "report.html").read_text(errors="replace")
     assert result.returncode == 0
-    for name in ("biasvar_pointwise.png", "biasvar_listwise.png", "zhang_bias_variance.png", "summary.md"):
+    for name in ("biasvar_pointwise.png", "biasvar_listwise.png", "zhang_bias_variance.png", "summary.html",
+                 "performance.html", "significance.html", "biasvar_trends.html", "zhang.html", "1. Summary"):
         assert name in html, name
+    # the first page: the performance means and the summary (rule report_landing)
+    assert "Performance on tiny" in html and "paper claims and what this run measured" in html
 
 
 def test_study_config_errors_name_the_key_before_any_job(tmp_path):
@@ -143,4 +151,4 @@ def test_adding_a_sweep_value_plans_only_its_jobs_and_the_aggregations(finished)
     assert trained == {("subsample=0.3", "bootstrap"), ("subsample=0.3", "twofold")}
     assert sum(j.rule == "train_biasvar" for j in jobs) == 3 + 4  # B + 2J models of the new point
     assert {j.rule for j in jobs} == {"train_biasvar", "reduce_biasvar", "biasvar_tables", "plot_biasvar",
-                                      "biasvar_summary"}
+                                      "biasvar_summary", "report_page"}

@@ -39,3 +39,16 @@ def test_excluded_queries_are_skipped():
     per_query.loc[0, "value"] = np.nan
     table = performance_table(per_query, "demo")
     assert table["value"].notna().all()
+
+
+def test_markdown_says_which_learners_gave_identical_seeds():
+    import pandas as pd
+
+    from ltrbv.tables import performance_markdown, performance_table
+
+    rows = [dict(learner=learner, fold=fold, seed=seed, convention="letor4", metric="map", qid=str(q),
+                 value=0.5 + 0.1 * q + (0.0 if learner == "lambdamart" else 0.01 * seed))
+            for learner in ("lambdamart", "rf") for fold in ("Fold1", "Fold2") for seed in (1, 2) for q in range(3)]
+    text = performance_markdown(performance_table(pd.DataFrame(rows), "d"))
+    note = [line for line in text.splitlines() if line.startswith("Seeds that gave identical results")]
+    assert len(note) == 1 and "lambdamart (2 seeds)" in note[0] and "rf" not in note[0]

@@ -1,4 +1,5 @@
-"""The ``ltrbv`` command line: ``ltrbv evaluate`` (replaces the LETOR Perl scripts) and ``ltrbv synthetic``."""
+"""The ``ltrbv`` command line: ``ltrbv evaluate`` (replaces the LETOR Perl scripts), ``ltrbv compare``,
+``ltrbv biasvar``, ``ltrbv synthetic`` and the workflow helpers."""
 
 from __future__ import annotations
 
@@ -9,17 +10,23 @@ from pathlib import Path
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .data.cache import load_cache
-    from .data.letor import read_letor
+    from .data.scored import read_scored
     from .evaluation import per_query_table
-    from .io import atomic_path, check_output_path, read_scores
+    from .io import atomic_path, check_output_path
+    from .metrics import canonical_metrics
 
+    try:
+        metrics = canonical_metrics(args.metrics)
+    except ValueError as error:
+        raise ValueError(f"--metrics: {error}") from None
+    if (args.data_file is None) != (args.scores_file is None):
+        raise ValueError("give a data file and a score file (or --qrels with --run)")
+    inputs = [p for p in (args.data_file, args.scores_file, args.qrels, args.run) if p]
     if args.per_query:
-        check_output_path(args.per_query, args.data_file, args.scores_file, option="--per-query")
-    path = Path(args.data_file)
-    data = load_cache(path) if path.suffix == ".npz" else read_letor(path)
-    scores = data.from_file_order(read_scores(args.scores_file, n_expected=data.n_docs))
-    metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
+        check_output_path(args.per_query, *inputs, option="--per-query")
+    data, matrix, _ = read_scored(args.data_file, [args.scores_file] if args.scores_file else [], args.qrels,
+                                  [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE")
+    scores = matrix[0]
     table = per_query_table(data, scores, metrics, [args.convention], ties=args.ties)
     if args.per_query:
         wide = table.pivot(index="qid", columns="metric", values="value").reindex(data.qids)[metrics]
@@ -31,6 +38,32 @@ def _evaluate(args: argparse.Namespace) -> int:
     result["convention"] = args.convention
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")
+    return 0
+
+
+def _export_trec(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .data.scored import read_data_file
+    from .data.trec import read_docids, write_qrels, write_run
+    from .io import check_output_path, read_scores
+
+    outputs = [p for p in (args.run, args.qrels) if p]
+    for option, path in (("--run", args.run), ("--qrels", args.qrels)):
+        if path:
+            check_output_path(path, args.data_file, args.scores_file, option=option)
+    if args.qrels and Path(args.qrels).resolve() == Path(args.run).resolve():
+        raise ValueError(f"--qrels {args.qrels}: the same file as --run")
+    data = read_data_file(args.data_file)
+    scores = data.from_file_order(read_scores(args.scores_file, n_expected=data.n_docs))
+    if Path(args.data_file).suffix == ".npz":
+        docids = np.char.add("L", data.line_numbers.astype(str))  # a cache keeps no comments: line numbers
+    else:
+        docids = data.from_file_order(read_docids(args.data_file))
+    write_run(args.run, data, scores, docids, tag=args.tag, source=args.data_file)
+    if args.qrels:
+        write_qrels(args.qrels, data, docids, gain=args.qrels_gain, source=args.data_file)
+    print(f"wrote {' and '.join(outputs)}: {data.n_queries} queries, {data.n_docs} documents", file=sys.stderr)
     return 0
 
 
@@ -109,13 +142,29 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser("evaluate", help="mean metrics of a score file on a LETOR data file, as JSON")
-    ev.add_argument("data_file", help="LETOR/SVMlight text file (or a parsed .npz cache)")
-    ev.add_argument("scores_file", help="one score per line, in the data file's line order")
+    ev.add_argument("data_file", nargs="?", help="LETOR/SVMlight text file (or a parsed .npz cache)")
+    ev.add_argument("scores_file", nargs="?", help="one score per line, in the data file's line order")
+    ev.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of DATA_FILE SCORES_FILE")
+    ev.add_argument("--run", metavar="RUN", help="a TREC run ranking every judged document of every query")
     ev.add_argument("--convention", default="letor4", help="standard, letor4, letor4-mslr or yahoo (default letor4)")
-    ev.add_argument("--metrics", default="ndcg@10,map", help="comma-separated, e.g. ndcg@10,ndcg,err@10,map,p@5")
+    ev.add_argument("--metrics", default="ndcg@10,map", help="comma-separated, e.g. ndcg@10,ndcg,err@10,map,p@5 "
+                    "(also nDCG@10, ndcg_cut_10, P_10, AP; printed as ndcg@10, p@10, map)")
     ev.add_argument("--ties", default="input-order", choices=["input-order", "expected"])
     ev.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values")
     ev.set_defaults(func=_evaluate)
+
+    ex = sub.add_parser("export-trec", help="write a score file as a TREC run (and the labels as qrels)",
+                        description="Document ids come from the data file's '#docid = ...' comments, or are "
+                        "L<line number> where a line has none (always for a .npz cache).")
+    ex.add_argument("data_file", help="LETOR/SVMlight text file (or a parsed .npz cache)")
+    ex.add_argument("scores_file", help="one score per line, in the data file's line order")
+    ex.add_argument("--run", required=True, metavar="OUT.run", help="the run: qid Q0 docid rank score tag")
+    ex.add_argument("--qrels", metavar="OUT.qrels", help="also write the labels as qrels: qid 0 docid label")
+    ex.add_argument("--qrels-gain", default="label", choices=["label", "exp2"],
+                    help="qrels values: the labels (default), or 2^label - 1 so that trec_eval's linear-gain "
+                    "nDCG equals the standard convention's")
+    ex.add_argument("--tag", default="ltrbv", help="the run's tag column (default ltrbv)")
+    ex.set_defaults(func=_export_trec)
 
     syn = sub.add_parser("synthetic", help="write synthetic LETOR folds (Fold1..Fold5/{train,vali,test}.txt)")
     syn.add_argument("out_dir")
@@ -144,8 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .active.cli import add_parsers as add_active_parsers
     from .biasvar.cli import add_parsers as add_biasvar_parsers
+    from .compare.cli import add_parsers as add_compare_parsers
 
     add_biasvar_parsers(sub)
+    add_compare_parsers(sub)
     add_active_parsers(sub)
     return parser
 

@@ -33,8 +33,12 @@ def plot_performance(table: pd.DataFrame, metric: str, convention: str | None, o
     ax.set_ylabel(f"{metric} ({convention})")
     dataset = table["dataset"].iloc[0]
     ax.set_title(f"{dataset}: test {metric} per fold")
-    low = float(np.nanmin(rows["value"] - rows["std"]))
-    ax.set_ylim(max(0.0, low - 0.1 * abs(low)), None)
+    low = float(np.nanmin(rows["value"] - rows["std"].fillna(0.0)))
+    bottom = max(0.0, low - 0.1 * abs(low))
+    ax.set_ylim(bottom, None)
+    if bottom > 0:
+        ax.annotate(f"y-axis starts at {bottom:.3g}", xy=(0.0, 0.0), xycoords="axes fraction", xytext=(2, 2),
+                    textcoords="offset points", fontsize="x-small", color="0.35")
     ax.legend(fontsize="small", frameon=False)
     fig.tight_layout()
     save_figure(fig, outputs)

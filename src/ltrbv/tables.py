@@ -61,5 +61,13 @@ def performance_markdown(table: pd.DataFrame) -> str:
     for convention, rows in mean_rows.groupby("convention", sort=False):
         wide = rows.pivot(index="learner", columns="metric", values="value")[metric_order].reset_index()
         parts.append(f"\n## Mean over folds, `{convention}` convention\n\n" + markdown_table(wide))
+    fold_rows = table[table["fold"] != "mean"]
+    same = [learner for learner, rows in fold_rows.groupby("learner", sort=False)
+            if rows["n_seeds"].min() > 1 and (rows["std"] == 0).all()]
+    if same:
+        parts.append("\nSeeds that gave identical results on every fold (a deterministic learner): "
+                     + ", ".join(f"{learner} ({int(fold_rows[fold_rows.learner == learner]['n_seeds'].min())} seeds)"
+                                 for learner in same)
+                     + "; their standard deviation over seeds is 0 by construction, not a measured stability.\n")
     parts.append("\n## All rows\n\n" + markdown_table(table))
     return "".join(parts)

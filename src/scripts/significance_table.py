@@ -1,4 +1,5 @@
-"""Rule significance_table: performance with paired t and randomisation tests against a baseline learner."""
+"""Rule significance_table: performance with paired t and randomisation tests against a baseline learner,
+p-values corrected over the comparisons of each metric and fold (``biasvar.significance.correction``, default holm)."""
 
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ with rule_log(sm) as log:
         log.warning("metrics %s are not in the config's metrics; left out of the significance table", skipped)
     table = significance_table(per_query, learners, metrics, settings["baseline"] or learners[0],
                                settings["convention"] or sm.params.conventions[0], settings["permutations"],
-                               sm.params.seed, pairs=settings["pairs"])
+                               sm.params.seed, pairs=settings["pairs"], correction=settings.get("correction", "holm"))
     with atomic_path(sm.output.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.6g")
     write_text(sm.output.md, significance_markdown(table, sm.wildcards.dataset))

@@ -25,6 +25,33 @@ from .relevance import expected_relevance, ordered_logit_probabilities, rf_class
 MODEL_KINDS = ("rf_class", "ordered_logit", "rf_reg", "lambdamart")
 
 
+def model_problems(name: str, spec: dict) -> list[str]:
+    """Bad parameters of one model entry, found by building its learner (checked before any job)."""
+    from ..checks import check_real
+    from ..forest import RankingForest
+    from ..learners import LambdaMART
+
+    params = dict(spec.get("params", {}))
+    where = f"active.models.{name}.params"
+    try:
+        if spec["kind"] in ("rf_class", "rf_reg"):
+            RankingForest(**{"n_estimators": 100, **params, "splitting": "point", "criterion": "mse"})
+        elif spec["kind"] == "lambdamart":
+            LambdaMART(**params)
+        elif spec["kind"] == "ordered_logit":
+            unknown = sorted(set(params) - {"prior_variances"})
+            if unknown:
+                return [f"{where}: unknown parameter(s) {unknown} for kind 'ordered_logit'; accepted: ['prior_variances']"]
+            variances = params.get("prior_variances", [1.0])
+            if not isinstance(variances, list) or not variances:
+                raise ValueError(f"prior_variances must be a non-empty list, got {variances!r}")
+            for v in variances:
+                check_real("prior_variances", v, low=0.0, low_open=True)
+    except (TypeError, ValueError) as error:
+        return [f"{where}: {error}"]
+    return []
+
+
 def training_halves(partition: RankingData, train_fraction: float, split_seed: int):
     """(training queries, validation queries) of a partition; the same for every model of it."""
     first, second = split_queries(partition, train_fraction, np.random.default_rng(split_seed))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .models import model_problems
+
 
 def settings(config: dict) -> dict | None:
     """The validated ``active`` section if present and enabled, else None."""
@@ -49,6 +51,8 @@ def problems(config: dict) -> list[str]:
         return []
     out = []
     models = section["models"]
+    for name, spec in models.items():
+        out += model_problems(name, spec)
     for name, spec in section["experiments"].items():
         for role in ("rankers", "label_models"):
             for model in spec[role]:

@@ -5,36 +5,39 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-import numpy as np
 
 
 def _metric_list(values: list[str] | None) -> list[str]:
-    metrics = [m.strip().lower() for value in (values or ["ndcg"]) for m in value.split(",") if m.strip()]
-    return list(dict.fromkeys(metrics)) or ["ndcg"]
+    """The canonical names (``nDCG@10`` -> ``ndcg@10``) of the repeatable, comma-separated ``--metric``."""
+    from ..metrics import canonical_metrics
+
+    names = [m for value in (values or ["ndcg"]) for m in value.split(",") if m.strip()] or ["ndcg"]
+    try:
+        return canonical_metrics(names)
+    except ValueError as error:
+        raise ValueError(f"--metric: {error}") from None
 
 
 def _biasvar(args: argparse.Namespace) -> int:
-    from ..data.cache import load_cache
-    from ..data.letor import read_letor
-    from ..io import atomic_path, check_output_path, read_scores
+    from ..data.scored import read_scored
+    from ..io import atomic_path, check_output_path
     from .decomposition import decompose
     from .listwise import check_listwise_metric
 
     metrics = [check_listwise_metric(m) for m in _metric_list(args.metric)]
-    n_files = len(args.scores)
+    files = args.scores or args.run or []
+    n_files = len(files)
     if n_files < 2:
-        raise ValueError(f"--scores needs at least 2 score files (one per model); got {n_files}")
+        raise ValueError(f"{'--run' if args.run else '--scores'} needs at least 2 score files (one per model); got {n_files}")
     if args.method == "twofold" and n_files % 2:
         raise ValueError(
             f"--method twofold needs an even number of score files (pairs 1a 1b 2a 2b ...); got {n_files}"
         )
     if args.per_query:
-        check_output_path(args.per_query, args.data, *args.scores, option="--per-query")
-    path = Path(args.data)
-    data = load_cache(path) if path.suffix == ".npz" else read_letor(path)
-    scores = np.stack([data.from_file_order(read_scores(p, n_expected=data.n_docs)) for p in args.scores])
+        inputs = [p for p in (args.data, args.qrels) if p] + files
+        check_output_path(args.per_query, *inputs, option="--per-query")
+    data, scores, _ = read_scored(args.data, args.scores, args.qrels, args.run)
     result = decompose(data, scores, args.method, metrics=metrics, convention=args.convention,
                        n_resamples=args.resamples, level=args.level, seed=args.seed, ties=args.ties,
                        empty_queries=args.empty_queries)
@@ -46,7 +49,7 @@ def _biasvar(args: argparse.Namespace) -> int:
         report[f"{name}_ci"] = first[f"{name}_ci"]
     report.update(summary)
     report["convention"] = args.convention
-    report["data"] = str(path)
+    report["data"] = str(args.data or args.qrels)
     if args.per_query:
         with atomic_path(args.per_query) as tmp:
             result.per_query.to_csv(tmp, index=False, float_format="%.10g")
@@ -63,14 +66,18 @@ def add_parsers(sub) -> None:
         description="Squared bias and variance of the scores (eq. 5-8), SRE/VRE and ranking error "
         "(eq. 11, 14-17) with percentile bootstrap intervals over test queries.",
     )
-    bv.add_argument("--data", required=True, metavar="TEST_FILE",
-                    help="LETOR/SVMlight test file (or a parsed .npz cache)")
+    bv.add_argument("--data", metavar="TEST_FILE",
+                    help="LETOR/SVMlight test file (or a parsed .npz cache), with --scores")
     bv.add_argument("--method", required=True, choices=["bootstrap", "twofold"])
-    bv.add_argument("--scores", required=True, nargs="+", metavar="SCORES",
+    bv.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of --data/--scores")
+    bv.add_argument("--run", nargs="+", metavar="RUN", help="one TREC run per model (same order as --scores); "
+                    "every run must rank the same documents of every query")
+    bv.add_argument("--scores", nargs="+", metavar="SCORES",
                     help="one score file per model, one score per line in the data file's line "
                     "order; for twofold the pairs in order 1a 1b 2a 2b ...")
     bv.add_argument("--metric", action="append", metavar="METRIC",
-                    help="ndcg (untruncated, default), ndcg@k or map; repeatable or comma-separated; "
+                    help="ndcg (untruncated, default), ndcg@k or map (also nDCG@10, ndcg_cut_10, AP); "
+                    "repeatable or comma-separated; "
                     "the first one gives the top-level sre/vre/ranking_error")
     bv.add_argument("--convention", default="standard", help="metric convention (default standard)")
     bv.add_argument("--ties", default="input-order", choices=["input-order", "expected"])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..metrics.names import canonical_metrics
 from ..metrics.ranking import query_index_of_rows, segment_sum
 from .listwise import QUANTITIES, ListwiseTerms, listwise_terms
 from .models import grouped_scores
@@ -115,7 +116,8 @@ def decompose(data, scores, method: str, metrics=("ndcg",), convention="standard
     ``scores`` is (R, n_docs) in the data's internal row order.  ``method="bootstrap"``:
     R = B >= 2 models (eq. 5, 6, 14, 15); ``"twofold"``: R = 2J models ordered
     1a, 1b, 2a, 2b, ... (eq. 7, 8, 16, 17).  ``metrics``: ndcg (untruncated, the paper's),
-    ndcg@k, map/ap under ``convention``; ``empty_queries``: see :mod:`ltrbv.biasvar.listwise`.
+    ndcg@k, map/ap under ``convention``, any spelling (results use the canonical one);
+    ``empty_queries``: see :mod:`ltrbv.biasvar.listwise`.
     Intervals: percentile bootstrap over test queries (``n_resamples``, ``level``, ``seed``).
     """
     labels = np.asarray(data.labels)
@@ -128,9 +130,9 @@ def decompose(data, scores, method: str, metrics=("ndcg",), convention="standard
         )
     if isinstance(metrics, str):
         metrics = (metrics,)
-    metrics = tuple(dict.fromkeys(metrics))
     if not metrics:
         raise ValueError("need at least one metric")
+    metrics = tuple(canonical_metrics(metrics))  # "nDCG" -> "ndcg", "AP" -> "map"
     grouped = grouped_scores(scores, method)
     bias2 = squared_bias_per_document(grouped, labels)
     variance = variance_per_document(grouped)

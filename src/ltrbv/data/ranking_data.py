@@ -108,3 +108,34 @@ class RankingData:
             line_numbers=self.line_numbers[rows],
             source=self.source,
         )
+
+
+def concatenate_queries(parts: "list[RankingData] | tuple[RankingData, ...]") -> RankingData:
+    """The queries of several data sets, one after another, as one RankingData.
+
+    Query ids are renumbered ``1..n`` (two parts may use the same qid); the scores of the result split
+    back into the parts' row order with :func:`split_rows`.
+    """
+    if not parts:
+        raise ValueError("nothing to concatenate")
+    widths = {part.n_features for part in parts}
+    if len(widths) != 1:
+        raise ValueError(f"the parts have different numbers of features: {sorted(widths)}")
+    offsets = [np.asarray([0], dtype=np.int64)]
+    start = 0
+    for part in parts:
+        offsets.append(part.query_offsets[1:] + start)
+        start += part.n_docs
+    return RankingData(
+        X=np.ascontiguousarray(np.concatenate([part.X for part in parts])),
+        labels=np.concatenate([part.labels for part in parts]),
+        query_offsets=np.concatenate(offsets),
+        qids=np.arange(1, sum(part.n_queries for part in parts) + 1).astype(str),
+        line_numbers=np.concatenate([part.line_numbers for part in parts]),
+    )
+
+
+def split_rows(values: np.ndarray, parts) -> list[np.ndarray]:
+    """Per-row values of a :func:`concatenate_queries` result, split back into one array per part."""
+    bounds = np.cumsum([part.n_docs for part in parts])[:-1]
+    return np.split(np.asarray(values), bounds)

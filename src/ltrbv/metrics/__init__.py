@@ -5,12 +5,13 @@ Usage::
     values = evaluate(scores, labels, query_offsets, ("ndcg@10", "map"), convention="letor4")
     values["ndcg@10"].mean()
 
-See :mod:`ltrbv.metrics.conventions` for what each convention means.
+See :mod:`ltrbv.metrics.conventions` for what each convention means and
+:mod:`ltrbv.metrics.names` for the accepted spellings (``nDCG@10``, ``ndcg_cut_10``, ``P_10``, ``AP``)
+and the canonical one (:func:`canonical_metric`).
 """
 
 from .conventions import CONVENTIONS, Convention, get_convention
 from .measures import (
-    METRIC_KINDS,
     average_precision,
     dcg,
     err,
@@ -18,9 +19,9 @@ from .measures import (
     gains,
     ideal_dcg,
     ndcg,
-    parse_metric,
     precision,
 )
+from .names import METRIC_KINDS, canonical_metric, canonical_metrics, parse_metric
 from .ranking import TIE_TREATMENTS, RankedQueries
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "Convention",
     "RankedQueries",
     "average_precision",
+    "canonical_metric",
+    "canonical_metrics",
     "dcg",
     "err",
     "evaluate",

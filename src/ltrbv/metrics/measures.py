@@ -19,30 +19,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from .conventions import Convention, get_convention
+from .names import parse_metric
 from .ranking import RankedQueries, discount_table, err_expected, err_in_order, segment_sum
-
-METRIC_KINDS = ("dcg", "ndcg", "err", "ap", "p")
-_KIND_ALIASES = {"dcg": "dcg", "ndcg": "ndcg", "err": "err", "ap": "ap", "map": "ap", "p": "p"}
-_KNOWN_FORMS = "ndcg@k, ndcg, dcg@k, dcg, err@k, err, map (or ap), p@k"
-
-
-def parse_metric(name: str) -> tuple[str, int | None]:
-    """``"ndcg@10"`` -> ``("ndcg", 10)``; ``"ndcg"`` -> ``("ndcg", None)`` (untruncated);
-    ``"map"``/``"ap"`` -> ``("ap", None)``.  Case-insensitive; unknown names raise ValueError."""
-    text = str(name).strip().lower()
-    base, has_cutoff, cutoff = text.partition("@")
-    kind = _KIND_ALIASES.get(base)
-    if kind is None:
-        raise ValueError(f"unknown metric {name!r}; known: {_KNOWN_FORMS}")
-    if not has_cutoff:
-        if kind == "p":
-            raise ValueError(f"metric {name!r} needs a cutoff, e.g. 'p@10'; known: {_KNOWN_FORMS}")
-        return kind, None
-    if kind == "ap":
-        raise ValueError(f"metric {name!r}: AP/MAP takes no cutoff; known: {_KNOWN_FORMS}")
-    if not cutoff.isdigit() or int(cutoff) < 1:
-        raise ValueError(f"metric {name!r}: the cutoff must be a positive integer; known: {_KNOWN_FORMS}")
-    return kind, int(cutoff)
 
 
 def gains(labels: np.ndarray) -> np.ndarray:

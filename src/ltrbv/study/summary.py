@@ -10,7 +10,6 @@ the answers, they are reported.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .tables import SCHEME_LABELS
@@ -62,7 +61,7 @@ def build_summary(dataset: str, sweep: pd.DataFrame, trends: pd.DataFrame, compa
             lines.append(f"| {r.learner} | {r.fold} | {r.setting} | {quantity if qmetric == 'score' else f'{quantity} ({qmetric})'} | "
                          f"{r.estimate_first:.4g} | {r.estimate_last:.4g} | {ratio:.2f} | {r.difference:+.3g} "
                          f"[{r.ci_low:+.3g}, {r.ci_high:+.3g}] | {verdict(r.difference, r.ci_low, r.ci_high, +1)} |")
-    lines += ["", f"## SRE far above VRE (§6.5: \"the value of SRE has been found to be far greater than VRE\")", "",
+    lines += ["", "## SRE far above VRE (§6.5: \"the value of SRE has been found to be far greater than VRE\")", "",
               "| learner | fold | setting | scheme | metric | SRE | VRE | SRE/VRE | measured |", "|---|---|---|---|---|---|---|---|---|"]
     sre = sweep[sweep["quantity"] == "sre"].set_index(["learner", "fold", "setting", "scheme", "metric"])
     vre = sweep[sweep["quantity"] == "vre"].set_index(["learner", "fold", "setting", "scheme", "metric"])
@@ -98,16 +97,19 @@ def build_summary(dataset: str, sweep: pd.DataFrame, trends: pd.DataFrame, compa
         significance = significance.fillna({"mark_t": "", "mark_randomisation": ""})
         pooled = significance[significance["fold"] == "all"]
         baseline = pooled["baseline"].iloc[0]
+        correction = pooled["correction"].iloc[0] if "correction" in pooled else "none"
         lines += [f"## Performance against {baseline} (paired tests over all test queries)", "",
+                  f"p-values and markers are {correction}-adjusted over the comparisons of each metric "
+                  "(`tables/significance.csv` has the raw ones too).", "",
                   "| learner | metric | mean | baseline | difference | p (t-test) | p (randomisation) |",
                   "|---|---|---|---|---|---|---|"]
         for r in pooled[(pooled["baseline"] == baseline) & (pooled["learner"] != baseline)].itertuples():
             lines.append(f"| {r.learner} | {r.metric} | {r.mean:.4f} | {r.baseline_mean:.4f} | {r.difference:+.4f}"
-                         f"{r.mark_t} | {r.p_t:.3g} | {r.p_randomisation:.3g} |")
+                         f"{r.mark_t} | {r.p_t_adjusted:.3g} | {r.p_randomisation_adjusted:.3g} |")
         main = pooled[pooled["baseline"] == baseline]
         for r in pooled[(pooled["baseline"] != baseline) & (pooled["learner"] != pooled["baseline"])].itertuples():
             lines.append(f"| {r.learner} vs {r.baseline} | {r.metric} | {r.mean:.4f} | {r.baseline_mean:.4f} | "
-                         f"{r.difference:+.4f}{r.mark_t} | {r.p_t:.3g} | {r.p_randomisation:.3g} |")
+                         f"{r.difference:+.4f}{r.mark_t} | {r.p_t_adjusted:.3g} | {r.p_randomisation_adjusted:.3g} |")
         pair = main.set_index(["learner", "metric"])
         if ("rf-list", "ndcg@10") in pair.index and ("rf-point", "ndcg@10") in pair.index:
             diff = pair.loc[("rf-list", "ndcg@10"), "mean"] - pair.loc[("rf-point", "ndcg@10"), "mean"]

@@ -30,6 +30,7 @@ for two-fold) is skipped, so the two-fold curves stop at 0.5 (Ibrahim 2021, foot
 
 from __future__ import annotations
 
+from ..biasvar.listwise import check_listwise_metric
 from ..learners import LEARNER_KINDS
 from .grid import BAG_KIND, RESULTS, bag_learners, bag_spec
 from .validation import sweep_problems
@@ -232,8 +233,10 @@ def problems(config: dict) -> list[str]:
             if fold not in config["datasets"][dataset]["folds"]:
                 found.append(f"biasvar.folds: {fold!r} is not among datasets.{dataset}.folds")
     for metric in section["metrics"]:
-        if metric not in ("ndcg", "ndcg@10", "map", "ap") and not metric.startswith("ndcg@"):
-            found.append(f"biasvar.metrics: {metric!r} is not one of ndcg, ndcg@k, map")
+        try:
+            check_listwise_metric(metric)
+        except ValueError as error:
+            found.append(f"biasvar.metrics: {error}")
     found += sweep_problems(config, [name for name in sweep["learners"] if name in known], sweep["param"],
                             sweep["values"])
     if section["sweep"]["learners"] and not any(sweep_points(config, s) for s in SCHEMES):
