@@ -141,7 +141,8 @@ rule biasvar_tables:
 rule plot_biasvar:
     """Figs. 5-7 analogues: pointwise bias² and variance, SRE and VRE, and ranking error against the swept value."""
     input:
-        "results/{dataset}/tables/biasvar_sweep.csv",
+        sweep="results/{dataset}/tables/biasvar_sweep.csv",
+        trends="results/{dataset}/tables/biasvar_trends.csv",
     output:
         pointwise=report("results/{dataset}/figures/biasvar_pointwise.png", caption="captions/biasvar_pointwise.rst",
                          category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),

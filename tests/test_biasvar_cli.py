@@ -173,6 +173,8 @@ def test_biasvar_equals_the_loop_transcription_of_the_equations(tmp_path, method
     assert report["bias2"] == pytest.approx(bias2, rel=1e-12)
     assert report["variance"] == pytest.approx(variance, rel=1e-12)
     assert report["n_models"] == 6 and report["n_queries"] == 7 and report["n_docs"] == len(labels)
+    with_relevant = sum(1 for rows in queries if max(labels[i] for i in rows) > 0)
+    assert report["listwise_n_queries"] == report["metrics"]["ndcg"]["n_queries"] == with_relevant
 
     for metric in ("ndcg", "map", "ndcg@10"):
         sre, vre, error = oracle_listwise(queries, labels, models, method, metric)

@@ -74,3 +74,21 @@ def test_evaluate_small_case_by_hand(tmp_path):
     # query 1: relevant at ranks 2 and 3 -> AP = (1/2 + 2/3) / 2; query 2: AP = 1
     assert out["map"] == pytest.approx(((1 / 2 + 2 / 3) / 2 + 1) / 2)
     assert out["p@1"] == pytest.approx(0.5)
+
+
+def test_every_subcommand_and_option_is_explained():
+    """`ltrbv --help` names every sub-command; each has a description and every option a help text (issue 17)."""
+    import argparse
+
+    from ltrbv.cli import build_parser
+
+    parser = build_parser()
+    top = parser.format_help()
+    (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, sub in subparsers.choices.items():
+        assert name in parser.description, f"the top-level description does not name {name}"
+        assert sub.description, f"ltrbv {name} has no description"
+        unexplained = [a.option_strings or a.dest for a in sub._actions
+                       if not a.help and not isinstance(a, argparse._HelpAction)]
+        assert not unexplained, f"ltrbv {name}: options without help {unexplained}"
+    assert "``" not in top  # plain text, not reStructuredText

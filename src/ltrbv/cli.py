@@ -1,5 +1,11 @@
-"""The ``ltrbv`` command line: ``ltrbv evaluate`` (replaces the LETOR Perl scripts), ``ltrbv compare``,
-``ltrbv biasvar``, ``ltrbv synthetic`` and the workflow helpers."""
+"""The ltrbv command line.
+
+Scoring: evaluate (metrics of a score file, instead of the LETOR Perl scripts), compare (two or more
+systems with paired tests and corrected p-values), biasvar (bias and variance of several models'
+scores, Ibrahim 2021), sampling-distribution (active evaluation, Sawade et al. 2013), export-trec
+(a score file as a TREC run). Data: synthetic (LETOR folds to try things on). Workflow: plan (jobs
+and core-hours of a config), check-config (YAML errors and duplicate keys with file and line).
+Each command's --help says more."""
 
 from __future__ import annotations
 
@@ -138,10 +144,13 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ltrbv", description=__doc__)
+    parser = argparse.ArgumentParser(prog="ltrbv", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ev = sub.add_parser("evaluate", help="mean metrics of a score file on a LETOR data file, as JSON")
+    ev = sub.add_parser("evaluate", help="mean metrics of a score file on a LETOR data file, as JSON",
+                        description="Mean metrics of one score file over the queries of a LETOR data file, as "
+                        "JSON (the LETOR Perl scripts' job); or of a TREC run with --qrels/--run.")
     ev.add_argument("data_file", nargs="?", help="LETOR/SVMlight text file (or a parsed .npz cache)")
     ev.add_argument("scores_file", nargs="?", help="one score per line, in the data file's line order")
     ev.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of DATA_FILE SCORES_FILE")
@@ -149,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--convention", default="letor4", help="standard, letor4, letor4-mslr or yahoo (default letor4)")
     ev.add_argument("--metrics", default="ndcg@10,map", help="comma-separated, e.g. ndcg@10,ndcg,err@10,map,p@5 "
                     "(also nDCG@10, ndcg_cut_10, P_10, AP; printed as ndcg@10, p@10, map)")
-    ev.add_argument("--ties", default="input-order", choices=["input-order", "expected"])
+    ev.add_argument("--ties", default="input-order", choices=["input-order", "expected"],
+                    help="order of documents with equal scores: input-order (the LETOR scripts' behaviour, default) or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
     ev.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values")
     ev.set_defaults(func=_evaluate)
 
@@ -166,15 +176,21 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--tag", default="ltrbv", help="the run's tag column (default ltrbv)")
     ex.set_defaults(func=_export_trec)
 
-    syn = sub.add_parser("synthetic", help="write synthetic LETOR folds (Fold1..Fold5/{train,vali,test}.txt)")
-    syn.add_argument("out_dir")
-    syn.add_argument("--preset", choices=["demo", "mslr"], default="demo")
-    syn.add_argument("--queries", type=int)
-    syn.add_argument("--seed", type=int)
+    syn = sub.add_parser("synthetic", help="write synthetic LETOR folds (Fold1..Fold5/{train,vali,test}.txt)",
+                         description="Write a synthetic LETOR data set in the LETOR 4.0 five-fold layout "
+                         "(the demo's generator; --preset mslr gives MSLR-WEB10K-shaped data: 136 raw features, "
+                         "labels 0-4).")
+    syn.add_argument("out_dir", help="folder to write Fold1..Fold5 into")
+    syn.add_argument("--preset", choices=["demo", "mslr"], default="demo", help="demo (default) or mslr")
+    syn.add_argument("--queries", type=int, help="number of queries (default: the preset's)")
+    syn.add_argument("--seed", type=int, help="generator seed (default: the preset's)")
     syn.add_argument("--sparse", action="store_true", help="omit zero-valued features (Yahoo-style)")
     syn.set_defaults(func=_synthetic)
 
-    plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run")
+    plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run",
+                          description="List a config's jobs per rule by a Snakemake dry run; with --calibration, "
+                          "estimate their core-hours from the benchmark files of a small calibration run "
+                          "(see the README, 'Planning the full reproduction').")
     plan.add_argument("--configfile", nargs="+", default=[], help="config files merged over config/config.yaml")
     plan.add_argument("--placeholders", action="store_true",
                       help="point absent real datasets at tiny placeholder folds (to list a paper-scale grid)")
@@ -186,7 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print one training target per (rule, learner, setting): a small calibration run")
     plan.set_defaults(func=_plan)
 
-    check = sub.add_parser("check-config", help="report YAML errors and duplicate keys of config files, "
+    check = sub.add_parser("check-config", description="Report YAML errors and keys given twice in config files, "
+                           "with file and line. The workflow checks everything else before any job "
+                           "(snakemake --dry-run).", help="report YAML errors and duplicate keys of config files, "
                            "with file and line (Snakemake's own message names neither)")
     check.add_argument("configfile", nargs="+", help="config files, as given to snakemake --configfile")
     check.set_defaults(func=_check_config)

@@ -61,7 +61,8 @@ def add_parsers(sub) -> None:
                     help="one line per document of --data: |Y| probabilities p(y=0..|Y|-1), summing to 1")
     sd.add_argument("--scores", required=True, help="one score per line of --data: the ranking function r (or r1)")
     sd.add_argument("--scores-b", help="scores of a second ranking function r2: compare r1 with r2 (eq. 17)")
-    sd.add_argument("--measure", required=True, choices=["dcg", "err"])
+    sd.add_argument("--measure", required=True, choices=["dcg", "err"],
+                    help="the performance measure to estimate: dcg or err")
     sd.add_argument("--cost", default="ndocs", choices=["uniform", "ndocs"],
                     help="labeling cost of a query: uniform, or its number of documents (default), mean 1")
     sd.add_argument("--out", help="write the CSV here instead of standard output")

@@ -48,6 +48,9 @@ def _biasvar(args: argparse.Namespace) -> int:
         report[name] = first[name]
         report[f"{name}_ci"] = first[f"{name}_ci"]
     report.update(summary)
+    # n_queries (all test queries) gives bias2/variance; the listwise numbers use only the queries kept by
+    # --empty-queries (by default those with a relevant document)
+    report["listwise_n_queries"] = first["n_queries"]
     report["convention"] = args.convention
     report["data"] = str(args.data or args.qrels)
     if args.per_query:
@@ -68,7 +71,9 @@ def add_parsers(sub) -> None:
     )
     bv.add_argument("--data", metavar="TEST_FILE",
                     help="LETOR/SVMlight test file (or a parsed .npz cache), with --scores")
-    bv.add_argument("--method", required=True, choices=["bootstrap", "twofold"])
+    bv.add_argument("--method", required=True, choices=["bootstrap", "twofold"],
+                    help="how the models' training sets were drawn: bootstrap (eq. 5-6, 14-15) or repeated "
+                    "two-fold (eq. 7-8, 16-17; files in pairs 1a 1b 2a 2b ...)")
     bv.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of --data/--scores")
     bv.add_argument("--run", nargs="+", metavar="RUN", help="one TREC run per model (same order as --scores); "
                     "every run must rank the same documents of every query")
@@ -80,7 +85,8 @@ def add_parsers(sub) -> None:
                     "repeatable or comma-separated; "
                     "the first one gives the top-level sre/vre/ranking_error")
     bv.add_argument("--convention", default="standard", help="metric convention (default standard)")
-    bv.add_argument("--ties", default="input-order", choices=["input-order", "expected"])
+    bv.add_argument("--ties", default="input-order", choices=["input-order", "expected"],
+                    help="order of documents with equal scores: input-order (the LETOR scripts' behaviour, default) or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
     bv.add_argument("--empty-queries", default="exclude", choices=["exclude", "keep"],
                     help="queries without relevant documents: exclude from listwise means (default) "
                     "or keep them with the convention's metric value")

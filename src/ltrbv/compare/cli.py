@@ -144,7 +144,8 @@ def add_parsers(sub) -> None:
     cmp.add_argument("--metrics", default="ndcg@10,map", help="comma-separated, e.g. nDCG@10,P_10,AP,ERR@10 "
                      "(default ndcg@10,map)")
     cmp.add_argument("--convention", default="standard", help="standard (default), letor4, letor4-mslr or yahoo")
-    cmp.add_argument("--ties", default="input-order", choices=["input-order", "expected"])
+    cmp.add_argument("--ties", default="input-order", choices=["input-order", "expected"],
+                    help="order of documents with equal scores: input-order (the LETOR scripts' behaviour, default) or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
     cmp.add_argument("--correction", default="holm", choices=list(CORRECTIONS),
                      help="over the comparisons of each metric: holm (default), bh (Benjamini-Hochberg) or none")
     cmp.add_argument("--test", default="t", choices=["t", "randomisation"],

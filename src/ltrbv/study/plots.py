@@ -29,23 +29,39 @@ def _panel(ax, rows: pd.DataFrame, quantity: str, metric: str, label_prefix: str
     return drawn
 
 
-def _finish(fig, axes, param: str, title: str, outputs) -> None:
+def _finish(fig, axes, param: str, title: str, outputs, legend_loc: str = "best") -> None:
     for ax in axes:
         ax.set_xlabel(f"{param} (share of the original training queries)" if param == "subsample" else param)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="x-small", frameon=False)
+        ax.legend(fontsize="x-small", frameon=False, loc=legend_loc)
     fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     save_figure(fig, outputs)
 
 
-def plot_pointwise(sweep: pd.DataFrame, param: str, dataset: str, outputs) -> None:
-    """Fig. 5 analogue: pointwise squared bias (eq. 5/7) and variance (eq. 6/8) of the scores against p."""
+def _paired_note(ax, trends: pd.DataFrame | None, quantity: str) -> None:
+    """Write the paired test of the trend (largest minus smallest value, on the same test queries) into a panel:
+    the error bars of single points are intervals over queries and can hide a change the pairing shows."""
+    if trends is None or trends.empty:
+        return
+    rows = trends[(trends["comparison"] == "last_minus_first") & (trends["quantity"] == quantity)
+                  & (trends["metric"] == "score")]
+    lines = [f"{r.learner}, {SCHEME_LABELS.get(r.scheme, r.scheme)}: {r.last:g} − {r.first:g} = {r.difference:+.3g} "
+             f"[{r.ci_low:+.3g}, {r.ci_high:+.3g}]" for r in rows.itertuples()]
+    if lines:
+        ax.text(0.0, -0.22, "paired over the same test queries (95% CI):\n" + "\n".join(lines),
+                transform=ax.transAxes, fontsize="x-small", va="top", ha="left")
+
+
+def plot_pointwise(sweep: pd.DataFrame, param: str, dataset: str, outputs, trends: pd.DataFrame | None = None) -> None:
+    """Fig. 5 analogue: pointwise squared bias (eq. 5/7) and variance (eq. 6/8) of the scores against p, with the
+    paired trend test of each quantity (``trends``: the study's trend table) written in its panel."""
     rows = _sweep_rows(sweep)
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.4))
     for ax, quantity, label in ((axes[0], "bias2", "squared bias"), (axes[1], "variance", "variance")):
         _panel(ax, rows, quantity, "score")
         ax.set_ylabel(f"ensemble {label}")
+        _paired_note(ax, trends, quantity)
     _finish(fig, axes, param, f"{dataset}: pointwise bias² and variance (bootstrap and repeated two-fold)", outputs)
 
 
@@ -63,37 +79,51 @@ def plot_ranking_error(sweep: pd.DataFrame, param: str, metric: str, dataset: st
     """Fig. 7 analogue: ranking error (mean 1 - metric of the individual models) against p, one panel per scheme."""
     rows = _sweep_rows(sweep)
     schemes = [s for s in ("bootstrap", "twofold") if s in set(rows["scheme"])] or ["bootstrap"]
-    fig, axes = plt.subplots(1, len(schemes), figsize=(4.5 * len(schemes), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(schemes), figsize=(4.5 * len(schemes), 3.6), squeeze=False, sharex=True,
+                             sharey=True)  # one x range and one y range: the panels compare at a glance
     for ax, scheme in zip(axes[0], schemes):
         _panel(ax, rows[rows["scheme"] == scheme], "ranking_error", metric)
         ax.set_ylabel(f"ranking error (1 - {metric})")
         ax.set_title(SCHEME_LABELS.get(scheme, scheme), fontsize="small")
-    _finish(fig, list(axes[0]), param, f"{dataset}: ranking error", outputs)
+    _finish(fig, list(axes[0]), param, f"{dataset}: ranking error", outputs, legend_loc="upper left")
 
 
 def plot_zhang(table: pd.DataFrame, dataset: str, outputs) -> None:
-    """Zhang et al. (2013) Figs. 1-2 analogues: bias² against variance, and bias² against bias² + variance,
-    one point per learner, one colour per target, one marker per metric."""
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
-    markers = ["o", "s", "^", "D", "v"]
-    metrics = list(dict.fromkeys(table["metric"]))
-    for (target, metric), rows in table.groupby(["target", "metric"], sort=False):
-        marker = markers[metrics.index(metric) % len(markers)]
-        for ax, y in ((axes[0], "variance"), (axes[1], "bias2_plus_variance")):
-            ax.scatter(rows["bias2"], rows[y], marker=marker, label=f"{metric}, target {target}")
-            for _, row in rows.iterrows():
-                ax.annotate(row["learner"], (row["bias2"], row[y]), fontsize="xx-small", xytext=(2, 2),
-                            textcoords="offset points")
+    """Zhang et al. (2013) Figs. 1-2 analogues: bias² against variance, and bias² against bias² + variance.
+
+    One point per (learner, metric, target): the colour says the metric and target, the marker the learner;
+    both legends sit under the panels, so no label covers a point."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.4))
+    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    learners = list(dict.fromkeys(table["learner"]))
+    groups = list(dict.fromkeys(zip(table["metric"], table["target"])))
+    for g, (metric, target) in enumerate(groups):
+        rows = table[(table["metric"] == metric) & (table["target"] == target)]
+        for row in rows.itertuples():
+            marker = markers[learners.index(row.learner) % len(markers)]
+            for ax, y in ((axes[0], row.variance), (axes[1], row.bias2_plus_variance)):
+                ax.scatter(row.bias2, y, marker=marker, color=colours[g % len(colours)], s=40,
+                           edgecolors="black", linewidths=0.4, zorder=3)
     axes[0].set_ylabel("variance across queries")
     axes[1].set_ylabel("bias² + variance")
-    lo = float(np.nanmin(table["bias2"])) if len(table) else 0.0
+    lo = min(0.0, float(np.nanmin(table["bias2"]))) if len(table) else 0.0
     hi = float(np.nanmax(table["bias2_plus_variance"])) if len(table) else 1.0
-    axes[1].plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="bias² + variance = bias²")
+    axes[1].plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", zorder=1)
     for ax in axes:
         ax.set_xlabel("bias²")
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize="xx-small", frameon=False)
+    handles = [Patch(facecolor=colours[g % len(colours)], edgecolor="black", linewidth=0.4,
+                     label=f"{metric}, target {target}") for g, (metric, target) in enumerate(groups)]
+    handles += [Line2D([], [], ls="", marker=markers[i % len(markers)], color="0.6", markeredgecolor="black",
+                       markeredgewidth=0.4, label=learner) for i, learner in enumerate(learners)]
+    handles.append(Line2D([], [], color="grey", lw=0.8, ls="--", label="variance = 0 (right panel)"))
+    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), fontsize="x-small", frameon=False)
     fig.suptitle(f"{dataset}: bias and variance of the metric across test queries (Zhang et al. 2013)",
                  fontsize="medium")
-    fig.tight_layout()
+    rows_of_legend = -(-len(handles) // min(4, len(handles)))
+    fig.tight_layout(rect=(0, 0.02 + 0.05 * rows_of_legend, 1, 1))
     save_figure(fig, outputs)
