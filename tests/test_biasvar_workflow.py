@@ -151,4 +151,4 @@ def test_adding_a_sweep_value_plans_only_its_jobs_and_the_aggregations(finished)
     assert trained == {("subsample=0.3", "bootstrap"), ("subsample=0.3", "twofold")}
     assert sum(j.rule == "train_biasvar" for j in jobs) == 3 + 4  # B + 2J models of the new point
     assert {j.rule for j in jobs} == {"train_biasvar", "reduce_biasvar", "biasvar_tables", "plot_biasvar",
-                                      "biasvar_summary", "report_page"}
+                                      "biasvar_summary", "report_page", "report_landing"}

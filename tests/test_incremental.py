@@ -40,7 +40,9 @@ CONFIG = {
     },
     "figures": {"metric": "ndcg@10", "convention": "letor4"},
 }
-AGGREGATES = {Job("performance_table", (("dataset", "toy"),)), Job("plot_performance", (("dataset", "toy"),))}
+AGGREGATES = {Job("performance_table", (("dataset", "toy"),)), Job("plot_performance", (("dataset", "toy"),)),
+              # the report's page of the performance table and its first page
+              Job("report_page", (("dataset", "toy"), ("page", "performance"))), Job("report_landing", ())}
 
 
 def job(rule: str, **wildcards) -> Job:
@@ -196,6 +198,6 @@ def test_paper_scale_dry_run_lists_the_full_grid(tmp_path):
     n_folds = len(MSLR_FOLDS) + len(YAHOO_FOLDS)
     n_models = len(PAPER_LEARNERS) * n_folds * len(PAPER_SEEDS)
     expected = {"parse_split": 3 * n_folds, "train_model": n_models, "evaluate": n_models,
-                "performance_table": 2, "plot_performance": 2, "all": 1}
+                "performance_table": 2, "plot_performance": 2, "report_page": 2, "report_landing": 1, "all": 1}
     assert {rule: counts.get(rule) for rule in expected} == expected, counts
-    assert counts["total"] == sum(expected.values()) == 323, counts
+    assert counts["total"] == sum(expected.values()) == 326, counts

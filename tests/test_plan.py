@@ -71,7 +71,7 @@ def test_estimate_multiplies_job_counts_by_calibrated_medians(tmp_path):
 def test_plan_cli_prints_the_job_count(capsys):
     assert main(["plan", "--configfile", str(REPO / "config" / "paper.yaml"), "--placeholders"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("399 jobs") and "train_biasvar" in out
+    assert out.startswith("414 jobs") and "train_biasvar" in out  # 399 jobs of the study + 15 report pages
 
 
 def test_merge_is_snakemakes_nested_update():
