@@ -46,3 +46,27 @@ def test_failed_write_leaves_nothing(tmp_path):
     with pytest.raises(TypeError):
         write_json(tmp_path / "m.json", {"x": object()})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_written_files_are_readable_by_group_and_others(tmp_path):
+    """Results on a shared cluster file system: the usual umask's mode, not mkstemp's 0600 (issue 13)."""
+    import os
+    import stat
+
+    from ltrbv.io import write_json, write_scores
+
+    old = os.umask(0o022)
+    try:
+        import importlib
+
+        import ltrbv.io
+
+        importlib.reload(ltrbv.io)  # FILE_MODE is read from the umask at import
+        ltrbv.io.write_text(tmp_path / "a.md", "x\n")
+        write_scores(tmp_path / "b.scores", [0.5, 0.25])
+        write_json(tmp_path / "c.json", {"a": 1})
+        for name in ("a.md", "b.scores", "c.json"):
+            mode = stat.S_IMODE((tmp_path / name).stat().st_mode)
+            assert mode & 0o044 == 0o044, f"{name}: mode {oct(mode)}"
+    finally:
+        os.umask(old)

@@ -73,7 +73,7 @@ def test_profile_sets_placeholders_and_resources_for_rules_that_exist():
         assert {"mem_mb", "runtime", "cpus_per_task"} <= set(resources), rule
 
 
-def test_overrides() -> list[str]:
+def slurm_overrides() -> list[str]:
     """The command-line settings the test cluster needs on top of the profile."""
     defaults = {k: v for k, v in profile()["default-resources"].items() if k != "slurm_account"}
     defaults["slurm_partition"] = PARTITION
@@ -91,7 +91,6 @@ def test_overrides() -> list[str]:
     ]
 
 
-test_overrides.__test__ = False  # a helper, not a test
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +121,7 @@ def runs(cluster, tmp_path_factory):
     local_dir, slurm_dir = tmp_path_factory.mktemp("local"), tmp_path_factory.mktemp("slurm")
     local = subprocess.Popen(snakemake_command(local_dir, CONFIG, cores=1), stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
-    command = snakemake_command(slurm_dir, CONFIG, cores=None) + test_overrides()
+    command = snakemake_command(slurm_dir, CONFIG, cores=None) + slurm_overrides()
     try:
         slurm = subprocess.run(command, capture_output=True, text=True, env=cluster, timeout=900)
     except subprocess.TimeoutExpired as exc:

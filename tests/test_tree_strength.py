@@ -217,9 +217,12 @@ def test_schema_fills_the_same_defaults():
     section = {"tree_strength": {"learners": ["rf-point"]}}
     validate(section, schema=str(REPO / "config" / "schema" / "diagnostics.schema.yaml"))
     assert section["tree_strength"] == {**dgg.TREE_STRENGTH_DEFAULTS, "learners": ["rf-point"]}
-    for bad in ({"tree_strength": {"n_trees": 0}}, {"tree_strength": {"trees": 5}}, {"strength": {}},
-                {"tree_strength": {"max_expansions": 0}}, {"tree_strength": {"learners": []}}):
-        with pytest.raises(Exception):
+    from snakemake_interface_common.exceptions import WorkflowError
+
+    for bad, key in (({"tree_strength": {"n_trees": 0}}, "n_trees"), ({"tree_strength": {"trees": 5}}, "trees"),
+                     ({"strength": {}}, "strength"), ({"tree_strength": {"max_expansions": 0}}, "max_expansions"),
+                     ({"tree_strength": {"learners": []}}, "learners")):
+        with pytest.raises(WorkflowError, match=key):
             validate(bad, schema=str(REPO / "config" / "schema" / "diagnostics.schema.yaml"))
 
 

@@ -29,10 +29,3 @@ def per_query_table(
                 )
             )
     return pd.concat(frames, ignore_index=True)
-
-
-def mean_metrics(table: pd.DataFrame) -> dict:
-    """Mean over queries of each (convention, metric); queries whose value is NaN (excluded) are skipped."""
-    means = table.groupby(["convention", "metric"], sort=False)["value"].mean()
-    return {f"{metric}" if len(table["convention"].unique()) == 1 else f"{conv}:{metric}": float(v)
-            for (conv, metric), v in means.items()}

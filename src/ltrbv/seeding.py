@@ -21,7 +21,3 @@ def derive_seed(base_seed: int, *keys: object) -> int:
     """
     sequence = np.random.SeedSequence([int(base_seed)] + [_key_entropy(k) for k in keys])
     return int(sequence.generate_state(1, dtype=np.uint32)[0] & 0x7FFFFFFF)
-
-
-def derive_rng(base_seed: int, *keys: object) -> np.random.Generator:
-    return np.random.default_rng(derive_seed(base_seed, *keys))

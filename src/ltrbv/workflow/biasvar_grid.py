@@ -118,10 +118,6 @@ def study_runs(config: dict, dataset: str) -> list[tuple[str, str, str, str]]:
     return unique
 
 
-def sample_file(dataset: str, fold: str, scheme: str, replicate: str) -> str:
-    return f"{RESULTS}/{dataset}/biasvar/samples/{fold}/{scheme}/rep{replicate}.json"
-
-
 def prediction_dir(dataset: str, learner: str, fold: str, setting: str, scheme: str, replicate: str) -> str:
     return f"{RESULTS}/{dataset}/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}"
 
