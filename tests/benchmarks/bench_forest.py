@@ -17,6 +17,8 @@ Sub-benchmarks (select with ``--only 1,3``; default: all):
 5. Peak memory of each learner's fit (child processes: VmHWM/RSS delta and tracemalloc peak) and
    prediction throughput of a 100-tree RF-point forest vs 100 scikit-learn trees (predict_proba
    summed) on held-out MSLR-shaped rows.
+6. The listwise cost ratios alone (issue 12's targets, ~5-8 min): 3a, 3b and 4 without the reach
+   ladder and the depth/level profiles.
 
 Data: ``generate_queries(MSLR_SHAPED)`` (6,000 queries, ~717k rows, 136 raw features, labels
 0-4) is generated once and cached as .npy files outside the repository (``--cache-dir``, default
@@ -525,6 +527,54 @@ def bench4(args) -> dict:
     }
 
 
+# -- benchmark 6: the listwise cost ratios only (the issue-12 targets) -------------------------------
+
+
+def bench6(args) -> dict:
+    """RF-list / RF-point per tree on MQ2008 Fold1 at 0.63 and on MSLR-shaped data at 0.05, and
+    RF-hybrid-L6 / RF-point per tree on MSLR-450k at 0.63: 3a, 3b and 4 without 3c/3d and profiles.
+
+    Each pair is alternated tree by tree in one run; medians of the build_tree times.
+    """
+    out = {}
+    quick = args.quick
+    parts = set(args.parts.split(","))
+    if "a" in parts and (args.mq2008 / "train.txt").exists():
+        mq = load_mq2008(args.mq2008, "train")
+        n = args.repeats or (5 if quick else 9)
+        out["a_mq2008_0.63"] = {"data": describe(mq), **per_tree_pair(mq, 0.63, n, n, "6a")}
+    elif "a" in parts:
+        print(f"  6a: MQ2008 not found at {args.mq2008}; skipped", flush=True)
+    spec = mslr_spec(quick)
+    if "b" in parts:
+        data = load_mslr(args.cache_dir, spec, "all")
+        n_list = args.repeats or (2 if quick else 3)
+        out["b_mslr_0.05"] = {"data": describe(data), **per_tree_pair(data, 0.05, n_list, max(n_list, 5), "6b")}
+        del data
+        gc.collect()
+    out["goal"] = "list/point <= 15 (MQ2008 0.63), <= 40 (MSLR 0.05); hybrid-L6/point <= 2.0"
+    if "c" not in parts:
+        return out
+    data = load_mslr(args.cache_dir, spec, "train")
+    n = args.repeats or (2 if quick else 3)
+    times = {"hybrid": [], "point": []}
+    leaves = {"hybrid": [], "point": []}
+    for t in range(n):
+        for splitting in ("hybrid", "point"):
+            gc.collect()
+            forest = RankingForest(splitting=splitting, listwise_levels=6, n_estimators=1, subsample=0.63,
+                                   random_state=t)
+            with kernel_timer() as kt:
+                forest.fit(data)
+            times[splitting].append(kt[0])
+            leaves[splitting].append(forest.trees_[0].n_leaves)
+            print(f"  6c tree {t} {splitting}: {kt[0]:.2f}s ({leaves[splitting][-1]} leaves)", flush=True)
+    med = {k: median(v) for k, v in times.items()}
+    out["c_hybrid_mslr450k_0.63"] = {"data": describe(data), "per_tree_s": times, "median_s": med,
+                                      "ratio_hybrid_over_point": med["hybrid"] / med["point"], "leaves": leaves}
+    return out
+
+
 # -- benchmark 5: peak memory and prediction throughput ----------------------------------------------
 
 MEMORY_LEARNERS = [
@@ -679,6 +729,18 @@ def summary_rows(results: dict) -> list[tuple[str, str, str, str, str]]:
         m = b["median_s"]
         rows.append(("4 hybrid-L6 vs point/tree, MSLR-450k, 0.63 (s)", f"{m['hybrid']:.2f}", f"{m['point']:.2f}",
                      f"{b['ratio_hybrid_over_point']:.2f}", "<= 3"))
+    b = results.get("6")
+    if b:
+        for key, label, goal in (("a_mq2008_0.63", "6a list vs point/tree, MQ2008, 0.63 (s)", "<= 15"),
+                                 ("b_mslr_0.05", "6b list vs point/tree, MSLR 6k q, 0.05 (s)", "<= 40")):
+            if key in b:
+                r = b[key]
+                rows.append((label, f"{r['median_list_s']:.3f}", f"{r['median_point_s']:.3f}",
+                             f"{r['ratio_list_over_point']:.1f}", goal))
+        r = b.get("c_hybrid_mslr450k_0.63")
+        if r:
+            rows.append(("6c hybrid-L6 vs point/tree, MSLR-450k, 0.63 (s)", f"{r['median_s']['hybrid']:.2f}",
+                         f"{r['median_s']['point']:.2f}", f"{r['ratio_hybrid_over_point']:.2f}", "<= 2.0"))
     b = results.get("5")
     if b:
         for name, r in b["memory"].items():
@@ -709,7 +771,7 @@ def print_summary(results: dict) -> None:
 
 # -- main --------------------------------------------------------------------------------------------
 
-BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5}
+BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5, "6": bench6}
 
 
 def meta() -> dict:
@@ -732,9 +794,11 @@ def meta() -> dict:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="1,2,3,4,5", help="comma-separated benchmark numbers (default: all)")
+    parser.add_argument("--only", default="1,2,3,4,5", help="comma-separated benchmark numbers (default: 1-5; 6 = the listwise ratios alone)")
     parser.add_argument("--quick", action="store_true", help="smaller data and fewer trees")
     parser.add_argument("--repeats", type=int, default=None, help="override repeats / trees per measurement")
+    parser.add_argument("--parts", default="a,b,c",
+                        help="6: which ratios (a: MQ2008 list/point, b: MSLR 0.05 list/point, c: hybrid-L6/point)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "ltrbv-bench-forest")
     parser.add_argument("--mq2008", type=Path, default=DEFAULT_MQ2008, help="folder with train.txt and test.txt")
@@ -755,10 +819,10 @@ def main(argv=None) -> dict:
     selected = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(selected) - set(BENCHMARKS)
     if unknown:
-        parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from 1-5")
+        parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from 1-6")
     print(f"load average {load_average()}; cpus {os.cpu_count()}", flush=True)
     data_info = {}
-    if set(selected) & {"1", "3", "4", "5"}:
+    if set(selected) & {"1", "3", "4", "5", "6"}:
         data_info = ensure_mslr(args.cache_dir, mslr_spec(args.quick))
         print(f"MSLR-shaped data: {data_info}", flush=True)
     warm = warm_up()

@@ -9,34 +9,44 @@ RF-rand.  A node becomes a leaf when it is pure, smaller than
 (unpruned trees, Ibrahim & Carman 2016 §4.1.3).  A leaf's score is the mean
 label of its training documents, i.e. the expected relevance
 sum_c p(c | leaf) c (eq. 9).
+
+The builder owns the node arrays; the splitters (``_splitter``) own the shared
+feature loop and scratch bundle, the criteria their own modules (``_criteria``
+is the registry).  While nodes are split listwise, each training query's score
+levels are kept current (``_listwise.update_levels``) for the next listwise node.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
+from . import _listwise
 from ._criteria import node_impurity_sum
-from ._listwise import best_listwise_split
-from ._splitter import best_pointwise_split, partition_samples, random_split
+from ._splitter import best_pointwise_split, make_scratch, partition_samples, random_split
 
 MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding noise
 
+# how a tree grows (shared by all trees of a fit)
+TreeConfig = namedtuple("TreeConfig", "n_classes criterion listwise_depth random_splits max_features "
+                                      "min_samples_leaf min_samples_split max_depth n_queries")
+
 
 @njit(cache=True, nogil=True)
-def build_tree(
-    Xt, labels, gains, samples, n_classes, criterion, listwise_depth, random_splits, max_features,
-    min_samples_leaf, min_samples_split, max_depth, xlogx, rng,
-    doc_query, query_offsets, inverse_ideal_dcg, cum_discount, max_query_size, n_tree_queries, doc_leaf,
-):
+def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
     """Grow one tree on ``samples`` (document indices, grouped by query; permuted in place).
 
+    ``config`` is a TreeConfig, ``listwise`` the listwise criterion's shared data (``_listwise.prepare``).
     Returns (feature, threshold, left, right, value, n_samples, depth, gain) trimmed to the node count;
     ``gain`` is each split node's impurity decrease (pointwise) or mean expected-NDCG increase (listwise).
-    ``doc_leaf`` (size n_docs, -1 outside this tree) is updated to each training document's leaf.
     """
     n = samples.size
     n_features = Xt.shape[0]
+    n_classes = config.n_classes
+    listwise_depth = config.listwise_depth
+    random_splits = config.random_splits
     capacity = 2 * n + 1
     feature = np.full(capacity, -1, dtype=np.int32)
     threshold = np.zeros(capacity, dtype=np.float64)
@@ -49,38 +59,22 @@ def build_tree(
     node_start = np.zeros(capacity, dtype=np.int64)
     node_end = np.zeros(capacity, dtype=np.int64)
 
-    feature_pool = np.empty(n_features, dtype=np.int64)
-    values = np.empty(n, dtype=np.float32)
-    keys = np.empty(n, dtype=np.int64)
-    node_labels = np.empty(n, dtype=np.int64)
-    buffer = np.empty(n, dtype=samples.dtype)
+    scratch = make_scratch(n, n_features, n_classes, samples[:1])
     class_counts = np.zeros(n_classes, dtype=np.int64)
-    left_counts = np.zeros(n_classes, dtype=np.int64)
-    scratch_bits = np.zeros(1, dtype=np.uint32)
     use_listwise = listwise_depth > 0 and not random_splits
-    listwise_size = n if use_listwise else 1
-    slot_query = np.empty(listwise_size, dtype=np.int64)
-    slot_start = np.empty(listwise_size, dtype=np.int64)
-    slot_n = np.empty(listwise_size, dtype=np.int64)
-    slot_gain = np.empty(listwise_size, dtype=np.float64)
-    slot_left_n = np.empty(listwise_size, dtype=np.int64)
-    slot_left_gain = np.empty(listwise_size, dtype=np.float64)
-    slot_of_position = np.empty(listwise_size, dtype=np.int64)
-    g_offsets = np.empty(listwise_size + 1, dtype=np.int64)
-    g_score = np.empty(listwise_size, dtype=np.float64)
-    g_count = np.empty(listwise_size, dtype=np.int64)
-    g_gain = np.empty(listwise_size, dtype=np.float64)
-    g_above = np.empty(listwise_size, dtype=np.int64)
-    scratch_scores = np.empty(max_query_size if use_listwise else 1, dtype=np.float64)
-    scratch_gains = np.empty(max_query_size if use_listwise else 1, dtype=np.float64)
+    if use_listwise:  # slot arrays: at most one slot per query of the tree
+        workspace = _listwise.make_workspace(n, config.n_queries, listwise.n_tree_queries)
+    else:
+        workspace = _listwise.make_workspace(1, 1, 1)
 
     node_start[0] = 0
     node_end[0] = n
     label_sum = 0.0
     for i in range(n):
         label_sum += labels[samples[i]]
-        doc_leaf[samples[i]] = 0
     value[0] = label_sum / n
+    if use_listwise:
+        _listwise.init_levels(workspace, listwise, samples, value[0])
     n_nodes = 1
     node = 0
     while node < n_nodes:
@@ -101,27 +95,27 @@ def build_tree(
         for c in range(n_classes):
             if class_counts[c] == size:
                 pure = True
-        if pure or size < min_samples_split or depth[node] >= max_depth:
+        if pure or size < config.min_samples_split or depth[node] >= config.max_depth:
             node += 1
             continue
         split_feature = -1
         split_threshold = 0.0
         split_gain = 0.0
+        listwise_node = False
         if random_splits:
-            split_feature, split_threshold = random_split(Xt, samples, start, end, rng, feature_pool, values)
+            split_feature, split_threshold = random_split(Xt, samples, start, end, rng, scratch)
         elif depth[node] < listwise_depth:
-            split_feature, split_threshold, change = best_listwise_split(
-                Xt, labels, gains, samples, start, end, node, max_features, min_samples_leaf, rng, feature_pool,
-                values, keys, scratch_bits, doc_query, query_offsets, doc_leaf, value, inverse_ideal_dcg,
-                cum_discount, slot_query, slot_start, slot_n, slot_gain, slot_left_n, slot_left_gain,
-                slot_of_position, g_offsets, g_score, g_count, g_gain, g_above, scratch_scores, scratch_gains,
+            listwise_node = True
+            split_feature, split_threshold, change = _listwise.best_listwise_split(
+                Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf, rng,
+                scratch, listwise, workspace,
             )
-            split_gain = change / n_tree_queries
+            split_gain = change / listwise.n_tree_queries
         else:
-            parent = node_impurity_sum(class_counts, size, criterion, xlogx, total, total_sq)
+            parent = node_impurity_sum(config.criterion, class_counts, size, xlogx, total, total_sq)
             split_feature, split_threshold, children = best_pointwise_split(
-                Xt, labels, samples, start, end, class_counts, criterion, max_features, min_samples_leaf, xlogx,
-                rng, feature_pool, values, node_labels, keys, left_counts, scratch_bits,
+                Xt, labels, samples, start, end, class_counts, config.criterion, config.max_features,
+                config.min_samples_leaf, xlogx, rng, scratch,
             )
             split_gain = (parent - children) / size
             if split_feature >= 0 and parent - children <= MIN_IMPURITY_DECREASE * max(parent, 1.0):
@@ -129,7 +123,7 @@ def build_tree(
         if split_feature < 0:
             node += 1
             continue
-        middle = partition_samples(Xt, split_feature, split_threshold, samples, start, end, buffer)
+        middle = partition_samples(Xt, split_feature, split_threshold, samples, start, end, scratch.buffer)
         if middle == start or middle == end:  # cannot happen for a valid threshold; stay a leaf
             node += 1
             continue
@@ -143,8 +137,10 @@ def build_tree(
             child_sum = 0.0
             for i in range(lo, hi):
                 child_sum += labels[samples[i]]
-                doc_leaf[samples[i]] = child
             value[child] = child_sum / (hi - lo)
+            if listwise_node:
+                # later listwise nodes see these documents at their child's score: keep the level lists current
+                _listwise.update_levels(workspace, listwise, samples, lo, hi, value[node], value[child])
         left[node] = n_nodes
         right[node] = n_nodes + 1
         n_nodes += 2

@@ -1,115 +1,57 @@
-"""Pointwise split criteria: compiled scans over one feature's sorted values at one node.
+"""The criteria registry: one table from a criterion's name to its code, and the compiled dispatch.
 
-A scan receives the node's (value, label) pairs sorted by value, packed as
-int64 keys ``sortable_bits(value) << LABEL_BITS | label``, and returns the best
-boundary: the number of samples that go left, and the children's summed
-impurity (smaller is better).  Candidate thresholds are all boundaries between
-consecutive distinct values (their midpoints become thresholds).
+Each criterion lives in its own module, as scikit-learn keeps Criterion,
+Splitter and TreeBuilder apart:
 
-Criteria (kept apart from the splitter and the builder, as in scikit-learn):
+* pointwise (a scan over one feature's sorted (value, label) keys returning the
+  best boundary and the children's summed impurity, smaller is better):
+  ``entropy`` (``_entropy``, Algorithm 3) and ``mse`` (``_mse``);
+* listwise (a split search over the node's queries, larger is better):
+  ``ndcg``, the change in mean expected NDCG (``_listwise``, Algorithm 4).
 
-* ``entropy`` (Ibrahim & Carman 2016, Algorithm 3): gain = H(D) - |L|/|D| H(L)
-  - |R|/|D| H(R).  With integer class counts, |S| H(S) = |S| log|S| -
-  sum_c |S_c| log|S_c|, so a table of k log k makes each step O(1).
-* ``mse`` (the regression setting of Ibrahim 2021): gain = SSE(D) - SSE(L) - SSE(R).
+Adding a pointwise criterion is one module, one line in ``POINTWISE`` and one
+branch in each dispatch function below; a code that is not registered raises
+(no silent fallback to another criterion).
 """
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-LABEL_BITS = 6  # labels 0..63
-LABEL_MASK = (1 << LABEL_BITS) - 1
+from . import _entropy, _mse
+from ._entropy import LABEL_BITS, LABEL_MASK, xlogx_table  # noqa: F401  (re-exported)
 
 ENTROPY = 0
 MSE = 1
-CRITERIA = {"entropy": ENTROPY, "mse": MSE}
+POINTWISE = {"entropy": ENTROPY, "mse": MSE}
+CRITERIA = POINTWISE  # the names RankingForest(criterion=...) accepts
+
+NDCG = 0
+LISTWISE = {"ndcg": NDCG}
 
 
-def xlogx_table(n: int) -> np.ndarray:
-    """k log k for k = 0..n (0 log 0 = 0)."""
-    k = np.arange(n + 1, dtype=np.float64)
-    out = np.zeros(n + 1)
-    out[1:] = k[1:] * np.log(k[1:])
-    return out
+def pointwise_code(name: str) -> int:
+    try:
+        return POINTWISE[name]
+    except KeyError:
+        raise ValueError(f"unknown pointwise criterion {name!r}: one of {sorted(POINTWISE)}") from None
 
 
 @njit(cache=True)
-def node_impurity_sum(class_counts, n, criterion, xlogx, label_sum, label_sq_sum):
+def node_impurity_sum(criterion, class_counts, n, xlogx, label_sum, label_sq_sum):
     """|D| H(D) for entropy, SSE(D) for mse."""
     if criterion == ENTROPY:
-        total = xlogx[n]
-        for c in range(class_counts.size):
-            total -= xlogx[class_counts[c]]
-        return total
-    return label_sq_sum - label_sum * label_sum / n
+        return _entropy.impurity_sum(class_counts, n, xlogx)
+    elif criterion == MSE:
+        return _mse.impurity_sum(n, label_sum, label_sq_sum)
+    raise ValueError("unknown pointwise criterion code")
 
 
 @njit(cache=True)
-def best_boundary_entropy(keys, node_counts, min_leaf, xlogx, left_counts):
-    """Best boundary of sorted keys under the entropy criterion.
-
-    Returns (n_left, children_sum) where children_sum = |L| H(L) + |R| H(R);
-    n_left = -1 when no boundary is valid (constant values or min_leaf).
-    ``left_counts`` is scratch space of size n_classes.
-    """
-    n = keys.size
-    n_classes = node_counts.size
-    for c in range(n_classes):
-        left_counts[c] = 0
-    # sum_c xlogx[count] on each side
-    left_terms = 0.0
-    right_terms = 0.0
-    for c in range(n_classes):
-        right_terms += xlogx[node_counts[c]]
-    best_left = -1
-    best_value = np.inf
-    for i in range(n - 1):
-        c = keys[i] & LABEL_MASK
-        left_terms += xlogx[left_counts[c] + 1] - xlogx[left_counts[c]]
-        right_count = node_counts[c] - left_counts[c]
-        right_terms += xlogx[right_count - 1] - xlogx[right_count]
-        left_counts[c] += 1
-        n_left = i + 1
-        if (keys[i] >> LABEL_BITS) == (keys[i + 1] >> LABEL_BITS):
-            continue
-        if n_left < min_leaf or n - n_left < min_leaf:
-            continue
-        value = xlogx[n_left] - left_terms + xlogx[n - n_left] - right_terms
-        if value < best_value:
-            best_value = value
-            best_left = n_left
-    return best_left, best_value
-
-
-@njit(cache=True)
-def best_boundary_mse(keys, min_leaf):
-    """Best boundary of sorted keys under squared error; returns (n_left, SSE(L) + SSE(R))."""
-    n = keys.size
-    total = 0.0
-    total_sq = 0.0
-    for i in range(n):
-        y = float(keys[i] & LABEL_MASK)
-        total += y
-        total_sq += y * y
-    left = 0.0
-    left_sq = 0.0
-    best_left = -1
-    best_value = np.inf
-    for i in range(n - 1):
-        y = float(keys[i] & LABEL_MASK)
-        left += y
-        left_sq += y * y
-        n_left = i + 1
-        if (keys[i] >> LABEL_BITS) == (keys[i + 1] >> LABEL_BITS):
-            continue
-        if n_left < min_leaf or n - n_left < min_leaf:
-            continue
-        right = total - left
-        right_sq = total_sq - left_sq
-        value = (left_sq - left * left / n_left) + (right_sq - right * right / (n - n_left))
-        if value < best_value:
-            best_value = value
-            best_left = n_left
-    return best_left, best_value
+def scan_boundaries(criterion, keys, node_counts, min_leaf, xlogx, left_counts):
+    """(n_left, children's summed impurity) of the best boundary of sorted keys; n_left = -1 if none."""
+    if criterion == ENTROPY:
+        return _entropy.best_boundary(keys, node_counts, min_leaf, xlogx, left_counts)
+    elif criterion == MSE:
+        return _mse.best_boundary(keys, min_leaf)
+    raise ValueError("unknown pointwise criterion code")

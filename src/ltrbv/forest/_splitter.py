@@ -1,11 +1,16 @@
 """Splitters: choose a node's split (feature, threshold) with a criterion or at random.
 
-``best_pointwise_split`` draws features without replacement until K
-non-constant ones have been scanned (a feature constant at the node cannot
-split it and, as in scikit-learn, does not count towards K), sorts each
-feature's values at the node together with the labels, and asks the criterion
-for the best boundary.  Thresholds are midpoints between consecutive distinct
-values, computed as scikit-learn does.
+Every criterion shares one feature loop (``next_feature``): features are
+drawn without replacement until K non-constant ones have been scanned (a
+feature constant at the node cannot split it and, as in scikit-learn, does not
+count towards K); each drawn feature's values at the node are gathered into
+the scratch bundle, and the criterion sorts them with its payload
+(``sort_keys``: a label for the pointwise criteria, a position for the
+listwise ones) and scans the boundaries.  Thresholds are midpoints between
+consecutive distinct values, computed as scikit-learn does.
+
+``best_pointwise_split`` asks a pointwise criterion (``_criteria.scan_boundaries``) for
+the best boundary of each feature.
 
 ``random_split`` is RF-rand's (Ibrahim & Carman 2016, §6.1.1): a random
 non-constant feature and a threshold uniform between its minimum and maximum
@@ -14,11 +19,26 @@ at the node; labels play no part.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, uint32, int64
 
-from ._criteria import ENTROPY, LABEL_BITS, best_boundary_entropy, best_boundary_mse
+from ._criteria import LABEL_BITS, scan_boundaries
 from ._rng import randint, uniform
+
+# per-tree scratch space shared by all splitters
+SplitScratch = namedtuple("SplitScratch", "feature_pool counters values keys node_labels left_counts bits buffer")
+
+
+@njit(cache=True)
+def make_scratch(n, n_features, n_classes, samples_dtype_example):
+    """Scratch arrays for a tree of n documents (counters: features visited and scanned at this node)."""
+    return SplitScratch(
+        np.empty(n_features, dtype=np.int64), np.zeros(2, dtype=np.int64), np.empty(n, dtype=np.float32),
+        np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.zeros(n_classes, dtype=np.int64),
+        np.zeros(1, dtype=np.uint32), np.empty(n, dtype=samples_dtype_example.dtype),
+    )
 
 
 @njit(cache=True)
@@ -92,57 +112,81 @@ def gather_feature(Xt, feature, samples, start, end, values):
 
 
 @njit(cache=True)
-def best_pointwise_split(
-    Xt, labels, samples, start, end, node_counts, criterion, max_features, min_leaf, xlogx, rng,
-    feature_pool, values, node_labels, keys, left_counts, scratch_bits,
-):
-    """Best split of samples[start:end] over K random non-constant features.
+def sort_keys(values, payload, shift, keys):
+    """keys = sortable_keys(values, payload, shift), sorted: the values in order with their payloads."""
+    sortable_keys(values, payload, shift, keys)
+    keys.sort()
+
+
+@njit(cache=True)
+def next_feature(Xt, samples, start, end, rng, scratch, max_features):
+    """The next candidate feature of this node, its values gathered into scratch.values; -1 when done.
+
+    Call ``start_node(scratch)`` before the node's first call.  Draws features without
+    replacement until max_features non-constant ones were returned or all were visited.
+    """
+    n_features = Xt.shape[0]
+    counters = scratch.counters
+    values = scratch.values[: end - start]
+    while counters[0] < n_features and counters[1] < max_features:
+        feature = draw_feature(rng, scratch.feature_pool, counters[0])
+        counters[0] += 1
+        lo, hi = gather_feature(Xt, feature, samples, start, end, values)
+        if lo == hi:
+            continue
+        counters[1] += 1
+        return feature
+    return -1
+
+
+@njit(cache=True)
+def start_node(scratch):
+    reset_feature_pool(scratch.feature_pool)
+    scratch.counters[0] = 0
+    scratch.counters[1] = 0
+
+
+@njit(cache=True)
+def best_pointwise_split(Xt, labels, samples, start, end, node_counts, criterion, max_features, min_leaf, xlogx, rng,
+                         scratch):
+    """Best split of samples[start:end] over K random non-constant features by a pointwise criterion.
 
     Returns (feature, threshold, children_impurity_sum); feature = -1 if no valid split.
     """
     n = end - start
-    n_features = Xt.shape[0]
-    reset_feature_pool(feature_pool)
+    node_labels = scratch.node_labels[:n]
     for i in range(n):
         node_labels[i] = labels[samples[start + i]]
     best_feature = -1
     best_threshold = 0.0
     best_value = np.inf
-    visited = 0
-    scanned = 0
-    node_keys = keys[:n]
-    node_values = values[:n]
-    while visited < n_features and scanned < max_features:
-        feature = draw_feature(rng, feature_pool, visited)
-        visited += 1
-        lo, hi = gather_feature(Xt, feature, samples, start, end, node_values)
-        if lo == hi:
-            continue
-        scanned += 1
-        sortable_keys(node_values, node_labels[:n], LABEL_BITS, node_keys)
-        node_keys.sort()
-        if criterion == ENTROPY:
-            n_left, value = best_boundary_entropy(node_keys, node_counts, min_leaf, xlogx, left_counts)
-        else:
-            n_left, value = best_boundary_mse(node_keys, min_leaf)
+    node_keys = scratch.keys[:n]
+    start_node(scratch)
+    while True:
+        feature = next_feature(Xt, samples, start, end, rng, scratch, max_features)
+        if feature < 0:
+            break
+        sort_keys(scratch.values[:n], node_labels, LABEL_BITS, node_keys)
+        n_left, value = scan_boundaries(criterion, node_keys, node_counts, min_leaf, xlogx, scratch.left_counts)
         if n_left > 0 and value < best_value:
             best_value = value
             best_feature = feature
             best_threshold = midpoint_threshold(
-                key_value(node_keys[n_left - 1], LABEL_BITS, scratch_bits),
-                key_value(node_keys[n_left], LABEL_BITS, scratch_bits),
+                key_value(node_keys[n_left - 1], LABEL_BITS, scratch.bits),
+                key_value(node_keys[n_left], LABEL_BITS, scratch.bits),
             )
     return best_feature, best_threshold, best_value
 
 
 @njit(cache=True)
-def random_split(Xt, samples, start, end, rng, feature_pool, values):
+def random_split(Xt, samples, start, end, rng, scratch):
     """RF-rand: a random non-constant feature, threshold ~ U(min, max) at the node. Returns (feature, threshold)."""
     n_features = Xt.shape[0]
-    reset_feature_pool(feature_pool)
+    reset_feature_pool(scratch.feature_pool)
+    values = scratch.values[: end - start]
     visited = 0
     while visited < n_features:
-        feature = draw_feature(rng, feature_pool, visited)
+        feature = draw_feature(rng, scratch.feature_pool, visited)
         visited += 1
         lo, hi = gather_feature(Xt, feature, samples, start, end, values)
         if lo == hi:

@@ -20,19 +20,40 @@ seed gives bit-identical predictions at any thread count.
 from __future__ import annotations
 
 import math
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..data.ranking_data import RankingData
-from ._builder import build_tree, leaf_of_rows, predict_tree
-from ._criteria import CRITERIA, xlogx_table
-from ._listwise import cumulative_discounts
+from . import _listwise
+from ._builder import TreeConfig, build_tree, leaf_of_rows, predict_tree
+from ._criteria import CRITERIA, pointwise_code, xlogx_table
 from ._rng import seed_state
 
 SPLITTINGS = ("point", "list", "hybrid", "rand")
+DISCOUNTS = ("log2", "log-power", "rank-power")
 UNLIMITED = np.iinfo(np.int32).max
+
+
+def _is_integer(value) -> bool:
+    """An integer (not a bool), or a float with an integral value (as YAML may give)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    if isinstance(value, numbers.Integral):
+        return True
+    return math.isfinite(value) and float(value).is_integer()
+
+
+def _check_integer(name: str, value, minimum: int, allow_none: bool = False):
+    """value as an int >= minimum (or None when allowed); ValueError naming the parameter otherwise."""
+    if value is None and allow_none:
+        return None
+    if not _is_integer(value) or int(value) < minimum:
+        what = f"an integer >= {minimum}" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -85,12 +106,37 @@ class RankingForest:
     trees_: list = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        """Refuse every value that would otherwise grow something other than what was asked for."""
         if self.splitting not in SPLITTINGS:
             raise ValueError(f"splitting must be one of {SPLITTINGS}, got {self.splitting!r}")
         if self.criterion not in CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
-        if not 0.0 < self.subsample <= 1.0:
-            raise ValueError("subsample must be in (0, 1]")
+        if self.discount not in DISCOUNTS:
+            raise ValueError(f"discount must be one of {DISCOUNTS}, got {self.discount!r}")
+        self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)
+        if (isinstance(self.subsample, bool) or not isinstance(self.subsample, numbers.Real)
+                or not 0.0 < self.subsample <= 1.0):  # NaN fails the comparison too
+            raise ValueError(f"subsample must be a number in (0, 1], got {self.subsample!r}")
+        if self.max_features is not None:
+            if _is_integer(self.max_features) and not isinstance(self.max_features, float):
+                self.max_features = _check_integer("max_features", self.max_features, 1)
+            elif (isinstance(self.max_features, float) and not isinstance(self.max_features, bool)
+                  and 0.0 < self.max_features <= 1.0):
+                pass  # a fraction of the features
+            else:
+                raise ValueError(f"max_features must be None, an integer >= 1 or a fraction in (0, 1], "
+                                 f"got {self.max_features!r}")
+        self.min_samples_leaf = _check_integer("min_samples_leaf", self.min_samples_leaf, 1)
+        self.min_samples_split = _check_integer("min_samples_split", self.min_samples_split, 2)
+        self.max_depth = _check_integer("max_depth", self.max_depth, 1, allow_none=True)
+        self.listwise_levels = _check_integer("listwise_levels", self.listwise_levels, 0)  # 0: as RF-point
+        self.truncation = _check_integer("truncation", self.truncation, 1, allow_none=True)
+        # every discount divides by a positive, increasing power (eq. 14-15): alpha, beta finite and > 0;
+        # log2 ignores the power, which is still refused if it is not a positive finite number
+        if (isinstance(self.discount_power, bool) or not isinstance(self.discount_power, numbers.Real)
+                or not math.isfinite(self.discount_power) or self.discount_power <= 0):
+            raise ValueError(f"discount_power must be a finite number > 0, got {self.discount_power!r}")
+        self.n_threads = _check_integer("n_threads", self.n_threads, 1)
 
     # -- configuration ----------------------------------------------------------
     def _listwise_depth(self) -> int:
@@ -99,6 +145,8 @@ class RankingForest:
     def _k(self, n_features: int) -> int:
         if self.max_features is None:
             return int(math.floor(math.log2(n_features))) + 1
+        if isinstance(self.max_features, float):  # a fraction in (0, 1]
+            return max(1, min(int(self.max_features * n_features), n_features))
         return max(1, min(int(self.max_features), n_features))
 
     def tree_seeds(self) -> np.ndarray:
@@ -118,21 +166,20 @@ class RankingForest:
             raise ValueError("labels must be non-negative")
         n_classes = int(labels.max()) + 1
         Xt = np.ascontiguousarray(train.X.T)
-        gains = np.exp2(labels.astype(np.float64)) - 1.0
-        sizes = train.query_sizes
-        max_query = int(sizes.max())
-        cum_discount = cumulative_discounts(max_query, self.discount, self.discount_power, self.truncation)
-        ideal = _ideal_dcg(gains, train.query_offsets, cum_discount)
-        inverse_ideal = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)
-        doc_query = train.query_index
         xlogx = xlogx_table(train.n_docs)
         n_sampled = max(1, int(round(self.subsample * train.n_queries)))
-        params = dict(
-            n_classes=n_classes, criterion=CRITERIA[self.criterion], listwise_depth=self._listwise_depth(),
+        listwise_depth = self._listwise_depth()
+        config = TreeConfig(
+            n_classes=n_classes, criterion=pointwise_code(self.criterion), listwise_depth=listwise_depth,
             random_splits=self.splitting == "rand", max_features=self._k(train.n_features),
-            min_samples_leaf=self.min_samples_leaf, min_samples_split=max(2, self.min_samples_split),
-            max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth),
+            min_samples_leaf=int(self.min_samples_leaf), min_samples_split=max(2, int(self.min_samples_split)),
+            max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth), n_queries=train.n_queries,
         )
+        if listwise_depth > 0:  # the listwise criterion's set-up: gains, ideal DCGs, discount table
+            listwise = _listwise.prepare(train, labels, n_sampled, self.discount, self.discount_power,
+                                         self.truncation)
+        else:
+            listwise = _listwise.unused_data()
         self.n_features_ = train.n_features
         self.trees_ = []
         self.predictions_ = [np.zeros(d.n_docs) for d in predict_on]
@@ -142,15 +189,8 @@ class RankingForest:
             rng = np.random.default_rng(int(seeds[t]))
             queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
             samples = _rows_of_queries(train.query_offsets, queries)
-            doc_leaf = np.full(train.n_docs, -1, dtype=np.int64)
-            arrays = build_tree(
-                Xt, labels, gains, samples, params["n_classes"], params["criterion"], params["listwise_depth"],
-                params["random_splits"], params["max_features"], params["min_samples_leaf"],
-                params["min_samples_split"], params["max_depth"], xlogx, seed_state(int(seeds[t])),
-                doc_query, train.query_offsets, inverse_ideal, cum_discount, max_query, n_sampled, doc_leaf,
-            )
-            tree = Tree(*arrays)
-            return tree
+            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise)
+            return Tree(*arrays)
 
         weight = 1.0 / self.n_estimators
         with ThreadPoolExecutor(max_workers=max(1, self.n_threads)) as pool:
@@ -214,13 +254,3 @@ def _rows_of_queries(query_offsets: np.ndarray, queries: np.ndarray) -> np.ndarr
     sizes = query_offsets[queries + 1] - starts
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
-
-
-def _ideal_dcg(gains: np.ndarray, query_offsets: np.ndarray, cum_discount: np.ndarray) -> np.ndarray:
-    """Ideal DCG of each query under the listwise discount (labels sorted descending)."""
-    n_queries = query_offsets.size - 1
-    query = np.repeat(np.arange(n_queries), np.diff(query_offsets))
-    order = np.lexsort((-gains, query))
-    rank = np.arange(gains.size) - query_offsets[query]
-    weights = np.diff(cum_discount)[rank]
-    return np.bincount(query, weights=gains[order] * weights, minlength=n_queries)

@@ -1,0 +1,46 @@
+"""The squared-error criterion (the regression setting of Ibrahim 2021): gain = SSE(D) - SSE(L) - SSE(R)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._entropy import LABEL_BITS, LABEL_MASK
+
+
+@njit(cache=True)
+def impurity_sum(n, label_sum, label_sq_sum):
+    """SSE(D)."""
+    return label_sq_sum - label_sum * label_sum / n
+
+
+@njit(cache=True)
+def best_boundary(keys, min_leaf):
+    """Best boundary of sorted keys under squared error; returns (n_left, SSE(L) + SSE(R))."""
+    n = keys.size
+    total = 0.0
+    total_sq = 0.0
+    for i in range(n):
+        y = float(keys[i] & LABEL_MASK)
+        total += y
+        total_sq += y * y
+    left = 0.0
+    left_sq = 0.0
+    best_left = -1
+    best_value = np.inf
+    for i in range(n - 1):
+        y = float(keys[i] & LABEL_MASK)
+        left += y
+        left_sq += y * y
+        n_left = i + 1
+        if (keys[i] >> LABEL_BITS) == (keys[i + 1] >> LABEL_BITS):
+            continue
+        if n_left < min_leaf or n - n_left < min_leaf:
+            continue
+        right = total - left
+        right_sq = total_sq - left_sq
+        value = (left_sq - left * left / n_left) + (right_sq - right * right / (n - n_left))
+        if value < best_value:
+            best_value = value
+            best_left = n_left
+    return best_left, best_value
