@@ -485,12 +485,8 @@ def child_list_tree(args, task) -> dict:
             "rows": int(tree.n_samples[0]), "peak_rss_MB": proc_status_kb("VmHWM") / 1024}
 
 
-# -- benchmark 4: RF-hybrid-L6 vs RF-point -----------------------------------------------------------
-
-
-def bench4(args) -> dict:
-    data = load_mslr(args.cache_dir, mslr_spec(args.quick), "train")
-    n = args.repeats or (2 if args.quick else 3)
+def hybrid_vs_point_trees(data, n: int, label: str) -> tuple[dict, dict]:
+    """Per-tree kernel seconds and leaf counts of RF-hybrid-L6 and RF-point at 0.63, alternating, n trees each."""
     times = {"hybrid": [], "point": []}
     leaves = {"hybrid": [], "point": []}
     for t in range(n):
@@ -502,7 +498,17 @@ def bench4(args) -> dict:
                 forest.fit(data)
             times[splitting].append(kt[0])
             leaves[splitting].append(forest.trees_[0].n_leaves)
-            print(f"  4 tree {t} {splitting}: {kt[0]:.2f}s ({leaves[splitting][-1]} leaves)", flush=True)
+            print(f"  {label} tree {t} {splitting}: {kt[0]:.2f}s ({leaves[splitting][-1]} leaves)", flush=True)
+    return times, leaves
+
+
+# -- benchmark 4: RF-hybrid-L6 vs RF-point -----------------------------------------------------------
+
+
+def bench4(args) -> dict:
+    data = load_mslr(args.cache_dir, mslr_spec(args.quick), "train")
+    n = args.repeats or (2 if args.quick else 3)
+    times, leaves = hybrid_vs_point_trees(data, n, "4")
     # profile: the top 1..6 levels of tree 0 (listwise for hybrid, pointwise for point)
     profile = []
     for splitting in ("hybrid", "point"):
@@ -557,18 +563,7 @@ def bench6(args) -> dict:
         return out
     data = load_mslr(args.cache_dir, spec, "train")
     n = args.repeats or (2 if quick else 3)
-    times = {"hybrid": [], "point": []}
-    leaves = {"hybrid": [], "point": []}
-    for t in range(n):
-        for splitting in ("hybrid", "point"):
-            gc.collect()
-            forest = RankingForest(splitting=splitting, listwise_levels=6, n_estimators=1, subsample=0.63,
-                                   random_state=t)
-            with kernel_timer() as kt:
-                forest.fit(data)
-            times[splitting].append(kt[0])
-            leaves[splitting].append(forest.trees_[0].n_leaves)
-            print(f"  6c tree {t} {splitting}: {kt[0]:.2f}s ({leaves[splitting][-1]} leaves)", flush=True)
+    times, leaves = hybrid_vs_point_trees(data, n, "6c")
     med = {k: median(v) for k, v in times.items()}
     out["c_hybrid_mslr450k_0.63"] = {"data": describe(data), "per_tree_s": times, "median_s": med,
                                       "ratio_hybrid_over_point": med["hybrid"] / med["point"], "leaves": leaves}
