@@ -140,7 +140,7 @@ def test_every_job_went_through_sbatch_and_slurm_saw_it_complete(runs, cluster):
     submitted = SUBMITTED.findall(log)
     assert jobs and len(submitted) == len(jobs), f"{len(jobs)} jobs, {len(submitted)} submitted:\n{log[-4000:]}"
     assert {job.rule for job in jobs} == {"synthetic_folds", "parse_split", "train_model", "evaluate",
-                                          "performance_table", "plot_performance"}
+                                          "performance_table", "plot_performance", "report_page", "report_landing"}
     run_id = re.search(r"SLURM run ID: (\S+)", log).group(1)
     queue = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%i|%T", "--name", run_id],
                            capture_output=True, text=True, env=cluster, check=True).stdout
