@@ -70,6 +70,8 @@ rule report_page:
         page="|".join(report_grid.PAGES),
     log:
         "results/{dataset}/logs/report_page/{page}.log",
+    benchmark:
+        "results/{dataset}/benchmarks/report_page/{page}.tsv"
     threads: 1
     resources:
         mem_mb=rule_resources("report_page", "mem_mb", 1000),
@@ -91,6 +93,8 @@ rule report_landing:
         intro=os.path.join(workflow.basedir, "rules", "captions", "workflow.rst"),
     log:
         "results/logs/report_landing.log",
+    benchmark:
+        "results/benchmarks/report_landing.tsv"
     threads: 1
     resources:
         mem_mb=rule_resources("report_landing", "mem_mb", 1000),
