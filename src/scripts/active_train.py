@@ -9,7 +9,7 @@ import numpy as np
 
 from ltrbv.active.models import train_model, training_halves
 from ltrbv.active.pool import load_partition_and_pool
-from ltrbv.io import atomic_path, write_json
+from ltrbv.io import atomic_path
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
