@@ -12,8 +12,11 @@ sum_c p(c | leaf) c (eq. 9).
 
 The builder owns the node arrays; the splitters (``_splitter``) own the shared
 feature loop and scratch bundle, the criteria their own modules (``_criteria``
-is the registry).  While nodes are split listwise, each training query's score
-levels are kept current (``_listwise.update_levels``) for the next listwise node.
+is the registry; the one dispatch on the listwise criterion's code,
+``TreeConfig.listwise_criterion``, is in ``build_tree``).  While nodes are
+split listwise, each training query's score levels are kept current
+(``_listwise.update_levels`` on the criterion's per-document values,
+``ListwiseSetup.levels``) for the next listwise node.
 """
 
 from __future__ import annotations
@@ -23,24 +26,44 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import _listwise
-from ._criteria import node_impurity_sum
+from . import _err, _listwise
+from ._criteria import ERR, LISTWISE, NDCG, node_impurity_sum
 from ._splitter import best_pointwise_split, make_scratch, partition_samples, random_split
 
 MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding noise
 
 # how a tree grows (shared by all trees of a fit)
 TreeConfig = namedtuple("TreeConfig", "n_classes criterion listwise_depth random_splits max_features "
-                                      "min_samples_leaf min_samples_split max_depth n_queries")
+                                      "min_samples_leaf min_samples_split max_depth n_queries listwise_criterion")
+
+# the listwise criteria's shared data: ``levels``, the ``_listwise.ListwiseData`` whose per-document values the
+# tree-wide level lists sum, and NDCG's data (``_listwise.prepare``; a placeholder for other criteria)
+ListwiseSetup = namedtuple("ListwiseSetup", "levels ndcg")
+
+
+def listwise_setup(code: int, data=None) -> tuple:
+    """build_tree's last two arguments (listwise, err) for ``data``, the ``prepare`` of criterion ``code``.
+
+    ``data=None``: no listwise splits.  ``err`` (ERR's data) is None unless the criterion is ERR:
+    numba prunes the branches on ``err is None``, so it compiles the ERR search only for ERR forests.
+    """
+    if data is None:
+        return ListwiseSetup(_listwise.unused_data(), _listwise.unused_data()), None
+    if code == NDCG:
+        return ListwiseSetup(data, data), None
+    if code == ERR:
+        return ListwiseSetup(data.levels, _listwise.unused_data()), data
+    raise ValueError(f"unknown listwise criterion code {code}: one of {sorted(LISTWISE.values())}")
 
 
 @njit(cache=True, nogil=True)
-def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
+def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
     """Grow one tree on ``samples`` (document indices, grouped by query; permuted in place).
 
-    ``config`` is a TreeConfig, ``listwise`` the listwise criterion's shared data (``_listwise.prepare``).
+    ``config`` is a TreeConfig, ``listwise`` and ``err`` the listwise criteria's shared data (``listwise_setup``).
     Returns (feature, threshold, left, right, value, n_samples, depth, gain) trimmed to the node count;
-    ``gain`` is each split node's impurity decrease (pointwise) or mean expected-NDCG increase (listwise).
+    ``gain`` is each split node's impurity decrease (pointwise) or mean increase of the listwise
+    objective (expected NDCG or ERR) over the tree's training queries (listwise).
     """
     n = samples.size
     n_features = Xt.shape[0]
@@ -62,10 +85,16 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
     scratch = make_scratch(n, n_features, n_classes, samples[:1])
     class_counts = np.zeros(n_classes, dtype=np.int64)
     use_listwise = listwise_depth > 0 and not random_splits
+    levels = listwise.levels
     if use_listwise:  # slot arrays: at most one slot per query of the tree
-        workspace = _listwise.make_workspace(n, config.n_queries, listwise.n_tree_queries)
+        workspace = _listwise.make_workspace(n, config.n_queries, levels.n_tree_queries)
     else:
         workspace = _listwise.make_workspace(1, 1, 1)
+    if err is None:
+        err_workspace = None
+    else:
+        err_workspace = _err.make_workspace(n if use_listwise else 1, levels.n_tree_queries if use_listwise else 1,
+                                            err)
 
     node_start[0] = 0
     node_end[0] = n
@@ -74,7 +103,7 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
         label_sum += labels[samples[i]]
     value[0] = label_sum / n
     if use_listwise:
-        _listwise.init_levels(workspace, listwise, samples, value[0])
+        _listwise.init_levels(workspace, levels, samples, value[0])
     n_nodes = 1
     node = 0
     while node < n_nodes:
@@ -106,11 +135,23 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
             split_feature, split_threshold = random_split(Xt, samples, start, end, rng, scratch)
         elif depth[node] < listwise_depth:
             listwise_node = True
-            split_feature, split_threshold, change = _listwise.best_listwise_split(
-                Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf, rng,
-                scratch, listwise, workspace,
-            )
-            split_gain = change / listwise.n_tree_queries
+            # the one dispatch on the listwise criterion (``_criteria.LISTWISE``)
+            if config.listwise_criterion == NDCG:
+                split_feature, split_threshold, change = _listwise.best_listwise_split(
+                    Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf, rng,
+                    scratch, listwise.ndcg, workspace,
+                )
+            elif config.listwise_criterion == ERR:
+                if err is None:
+                    raise ValueError("the ERR criterion needs its data (_err.prepare)")
+                else:
+                    split_feature, split_threshold, change = _err.best_err_split(
+                        Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf,
+                        rng, scratch, err, workspace, err_workspace,
+                    )
+            else:
+                raise ValueError("unknown listwise criterion code")
+            split_gain = change / levels.n_tree_queries
         else:
             parent = node_impurity_sum(config.criterion, class_counts, size, xlogx, total, total_sq)
             split_feature, split_threshold, children = best_pointwise_split(
@@ -140,7 +181,7 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
             value[child] = child_sum / (hi - lo)
             if listwise_node:
                 # later listwise nodes see these documents at their child's score: keep the level lists current
-                _listwise.update_levels(workspace, listwise, samples, lo, hi, value[node], value[child])
+                _listwise.update_levels(workspace, levels, samples, lo, hi, value[node], value[child])
         left[node] = n_nodes
         right[node] = n_nodes + 1
         n_nodes += 2

@@ -7,11 +7,18 @@ Splitter and TreeBuilder apart:
   best boundary and the children's summed impurity, smaller is better):
   ``entropy`` (``_entropy``, Algorithm 3) and ``mse`` (``_mse``);
 * listwise (a split search over the node's queries, larger is better):
-  ``ndcg``, the change in mean expected NDCG (``_listwise``, Algorithm 4).
+  ``ndcg``, the change in mean expected NDCG (``_listwise``, Algorithm 4), and
+  ``err``, the change in mean expected ERR (``_err``).
 
 Adding a pointwise criterion is one module, one line in ``POINTWISE`` and one
-branch in each dispatch function below; a code that is not registered raises
-(no silent fallback to another criterion).
+branch in each dispatch function below.  A listwise one is one module (its
+``prepare``, workspace and split search, sharing ``_listwise``'s level lists,
+slots, groups and level index), one line in ``LISTWISE`` and a branch in
+``_builder.listwise_setup`` and in the dispatch of ``_builder.build_tree``
+(numba types every criterion's data in the one compiled builder; ERR's data
+is an argument of its own, None unless used, so only ERR forests compile the
+ERR search).  A code that is not registered raises (no silent fallback to
+another criterion).
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ POINTWISE = {"entropy": ENTROPY, "mse": MSE}
 CRITERIA = POINTWISE  # the names RankingForest(criterion=...) accepts
 
 NDCG = 0
-LISTWISE = {"ndcg": NDCG}
+ERR = 1
+LISTWISE = {"ndcg": NDCG, "err": ERR}  # the names RankingForest(listwise_objective=...) accepts
 
 
 def pointwise_code(name: str) -> int:
@@ -35,6 +43,13 @@ def pointwise_code(name: str) -> int:
         return POINTWISE[name]
     except KeyError:
         raise ValueError(f"unknown pointwise criterion {name!r}: one of {sorted(POINTWISE)}") from None
+
+
+def listwise_code(name: str) -> int:
+    try:
+        return LISTWISE[name]
+    except KeyError:
+        raise ValueError(f"unknown listwise objective {name!r}: one of {sorted(LISTWISE)}") from None
 
 
 @njit(cache=True)

@@ -261,14 +261,17 @@ def _class(scores, lo, hi, s):
 
 
 @njit(cache=True)
-def _node_setup(ws, data, labels, samples, start, end, s_node):
-    """Slots, other-leaf groups, per-slot constants, prefix tables and the level index of one node.
+def node_groups(ws, data, labels, samples, start, end, s_node):
+    """Slots and their other-leaf groups: the part of a node's set-up every listwise criterion shares.
 
-    Returns (n_slots, n_groups, n_levels, shift_tables).
+    Fills the slot arrays (the node's documents grouped by query, each position's label and
+    ``data.gains`` value, each slot's summed ``data.gains``), each slot's groups from the other
+    leaves (its level list less the node's own documents: score descending, count, summed
+    ``data.gains``, documents above), ``slot_other`` and the class of s_D among the slot's groups
+    (``slot_idx_d``, ``slot_tie_d``).  Returns n_slots.
     """
     gains = data.gains
     doc_query = data.doc_query
-    cd = data.cum_discount
     n_slots = 0
     i = start
     while i < end:
@@ -288,9 +291,7 @@ def _node_setup(ws, data, labels, samples, start, end, s_node):
         ws.slot_gain[n_slots] = gain_sum
         n_slots += 1
         i = j
-    # each slot's groups from the other leaves: its level list less the node's own documents
     ws.g_offsets[0] = 0
-    total_ps = 0
     for slot in range(n_slots):
         q = ws.slot_query[slot]
         n_q = ws.slot_n[slot]
@@ -320,7 +321,43 @@ def _node_setup(ws, data, labels, samples, start, end, s_node):
         idx, tie = _class(ws.g_score, base, base + m, s_node)
         ws.slot_idx_d[slot] = idx
         ws.slot_tie_d[slot] = tie
-        a_d = ws.g_above[idx] if idx < base + m else above
+    return n_slots
+
+
+@njit(cache=True)
+def level_index(ws, n_groups):
+    """The node's level index: distinct group scores descending; the slots with a group at level v are
+    level_slots[level_offsets[v]:level_offsets[v + 1]].  Returns the number of levels."""
+    n_levels = 0
+    ws.level_offsets[0] = 0
+    if n_groups > 0:
+        order = np.argsort(-ws.g_score[:n_groups], kind="mergesort")
+        for k in range(n_groups):
+            g = order[k]
+            if n_levels == 0 or ws.g_score[g] != ws.levels[n_levels - 1]:
+                ws.levels[n_levels] = ws.g_score[g]
+                n_levels += 1
+            ws.level_slots[k] = ws.group_slot[g]
+            ws.level_offsets[n_levels] = k + 1
+    return n_levels
+
+
+@njit(cache=True)
+def _node_setup(ws, data, labels, samples, start, end, s_node):
+    """Slots, other-leaf groups, per-slot NDCG constants, prefix tables and the level index of one node.
+
+    Returns (n_slots, n_groups, n_levels, shift_tables).
+    """
+    cd = data.cum_discount
+    n_slots = node_groups(ws, data, labels, samples, start, end, s_node)
+    total_ps = 0
+    for slot in range(n_slots):
+        n_q = ws.slot_n[slot]
+        gain_q = ws.slot_gain[slot]
+        base = ws.g_offsets[slot]
+        m = ws.g_offsets[slot + 1] - base
+        idx = ws.slot_idx_d[slot]
+        a_d = ws.g_above[idx] if idx < base + m else ws.slot_other[slot]
         ws.slot_d_value[slot] = _value(gain_q, a_d, n_q, cd)
         # prefix sums of the before values: the node's block merged into a group tied at s_D
         pb0 = base + slot
@@ -349,19 +386,7 @@ def _node_setup(ws, data, labels, samples, start, end, s_node):
             for g in range(g0, g1):
                 shift_tables[row + g - g0 + 1] = shift_tables[row + g - g0] + _value(
                     ws.g_gain[g], ws.g_above[g] + x, ws.g_count[g], cd)
-    # level index: distinct group scores descending; the slots with a group at level v are
-    # level_slots[level_offsets[v]:level_offsets[v + 1]]
-    n_levels = 0
-    ws.level_offsets[0] = 0
-    if n_groups > 0:
-        order = np.argsort(-ws.g_score[:n_groups], kind="mergesort")
-        for k in range(n_groups):
-            g = order[k]
-            if n_levels == 0 or ws.g_score[g] != ws.levels[n_levels - 1]:
-                ws.levels[n_levels] = ws.g_score[g]
-                n_levels += 1
-            ws.level_slots[k] = ws.group_slot[g]
-            ws.level_offsets[n_levels] = k + 1
+    n_levels = level_index(ws, n_groups)
     return n_slots, n_groups, n_levels, shift_tables
 
 

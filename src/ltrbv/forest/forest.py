@@ -3,7 +3,8 @@
 One engine, four learners, chosen by ``splitting``:
 
 * ``point``  RF-point: pointwise splits (``criterion`` entropy, Algorithm 3; or mse);
-* ``list``   RF-list: every split maximises the training queries' mean expected NDCG (Algorithm 4);
+* ``list``   RF-list: every split maximises the training queries' mean expected NDCG (Algorithm 4),
+  or their mean expected ERR with ``listwise_objective="err"``;
 * ``hybrid`` RF-hybrid-L: listwise splits above depth ``listwise_levels``, pointwise below (§4.4.3);
 * ``rand``   RF-rand: totally random splits (§6.1.1).
 
@@ -27,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.ranking_data import RankingData
-from . import _listwise
-from ._builder import TreeConfig, build_tree, leaf_of_rows, predict_tree
-from ._criteria import CRITERIA, pointwise_code, xlogx_table
+from . import _err, _listwise
+from ._builder import TreeConfig, build_tree, leaf_of_rows, listwise_setup, predict_tree
+from ._criteria import CRITERIA, LISTWISE, listwise_code, pointwise_code, xlogx_table
 from ._rng import seed_state
 
 SPLITTINGS = ("point", "list", "hybrid", "rand")
@@ -85,7 +86,10 @@ class RankingForest:
     uses 0.05), ``max_features`` K per node (None: floor(log2 M) + 1),
     ``min_samples_leaf`` n_min (1: unpruned).  Listwise options: ``discount``
     (``log2``, ``log-power`` with ``discount_power`` alpha, eq. 14,
-    ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k).
+    ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k), and
+    ``listwise_objective`` (``ndcg``, or ``err``: expected ERR with R = (2^l - 1)/2^g,
+    g the largest training label; it refuses the NDCG options), for the listwise
+    splits of ``list`` and ``hybrid``.
     """
 
     splitting: str = "point"
@@ -100,6 +104,7 @@ class RankingForest:
     discount: str = "log2"
     discount_power: float = 1.0
     truncation: int | None = None
+    listwise_objective: str = "ndcg"
     keep_trees: bool = True
     random_state: int = 0
     n_threads: int = 1
@@ -113,6 +118,8 @@ class RankingForest:
             raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
         if self.discount not in DISCOUNTS:
             raise ValueError(f"discount must be one of {DISCOUNTS}, got {self.discount!r}")
+        if not isinstance(self.listwise_objective, str) or self.listwise_objective not in LISTWISE:
+            raise ValueError(f"listwise_objective must be one of {tuple(LISTWISE)}, got {self.listwise_objective!r}")
         self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)
         if (isinstance(self.subsample, bool) or not isinstance(self.subsample, numbers.Real)
                 or not 0.0 < self.subsample <= 1.0):  # NaN fails the comparison too
@@ -137,6 +144,10 @@ class RankingForest:
                 or not math.isfinite(self.discount_power) or self.discount_power <= 0):
             raise ValueError(f"discount_power must be a finite number > 0, got {self.discount_power!r}")
         self.n_threads = _check_integer("n_threads", self.n_threads, 1)
+        if self.listwise_objective != "ndcg" and (self.discount != "log2" or self.discount_power != 1.0
+                                                  or self.truncation is not None):
+            raise ValueError(f"discount, discount_power and truncation shape the NDCG objective; "
+                             f"listwise_objective={self.listwise_objective!r} takes none of them")
 
     # -- configuration ----------------------------------------------------------
     def _listwise_depth(self) -> int:
@@ -174,12 +185,15 @@ class RankingForest:
             random_splits=self.splitting == "rand", max_features=self._k(train.n_features),
             min_samples_leaf=int(self.min_samples_leaf), min_samples_split=max(2, int(self.min_samples_split)),
             max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth), n_queries=train.n_queries,
+            listwise_criterion=listwise_code(self.listwise_objective),
         )
-        if listwise_depth > 0:  # the listwise criterion's set-up: gains, ideal DCGs, discount table
-            listwise = _listwise.prepare(train, labels, n_sampled, self.discount, self.discount_power,
-                                         self.truncation)
-        else:
-            listwise = _listwise.unused_data()
+        if listwise_depth == 0:
+            listwise, err = listwise_setup(config.listwise_criterion)
+        elif self.listwise_objective == "err":  # stop probabilities, packed label codes
+            listwise, err = listwise_setup(config.listwise_criterion, _err.prepare(train, labels, n_sampled))
+        else:  # gains, ideal DCGs, discount table
+            listwise, err = listwise_setup(config.listwise_criterion, _listwise.prepare(
+                train, labels, n_sampled, self.discount, self.discount_power, self.truncation))
         self.n_features_ = train.n_features
         self.trees_ = []
         self.predictions_ = [np.zeros(d.n_docs) for d in predict_on]
@@ -189,7 +203,7 @@ class RankingForest:
             rng = np.random.default_rng(int(seeds[t]))
             queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
             samples = _rows_of_queries(train.query_offsets, queries)
-            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise)
+            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise, err)
             return Tree(*arrays)
 
         weight = 1.0 / self.n_estimators
