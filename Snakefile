@@ -1,40 +1,34 @@
 # ltrbv: bias and variance of learning-to-rank algorithms.
 # DAG: raw folds -> parsed folds -> per-seed training -> prediction files -> metrics -> tables, figures.
+#
+# Config: `snakemake --cores 2` runs the synthetic demo (config/demo.yaml); with --configfile the given
+# files alone make the config (nothing of the demo is merged under them).  Every default is in the
+# schemas under config/schema/; check_config refuses a bad config before any job.
 
 import os
 import sys
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 
-from ltrbv.workflow.validation import config_file_problems
+from ltrbv.workflow import paths, report_grid
+from ltrbv.workflow.config_checks import ConfigError, check_config
+from ltrbv.workflow.sections import all_targets
+
+DEMO_CONFIG = os.path.join(workflow.basedir, "config", "demo.yaml")
 
 
-configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+if not workflow.overwrite_configfiles:
 
+    configfile: DEMO_CONFIG
 
-
-# Keys given twice in a config file (YAML keeps the last one silently); refused before anything else.
-_file_problems = [problem for path in [os.path.join(workflow.basedir, "config", "config.yaml"),
-                                       *workflow.overwrite_configfiles] for problem in config_file_problems(path)]
-if _file_problems:
-    raise WorkflowError("invalid config file:\n  " + "\n  ".join(_file_problems))
-
-validate(config, schema=os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
-# Sections with a schema of their own (defaults filled in by the validator).
-for _section in ("biasvar", "active", "diagnostics"):
-    if _section in config:
-        validate(config[_section], schema=os.path.join(workflow.basedir, "config", "schema", f"{_section}.schema.yaml"))
-
-# Metric names in their one spelling (nDCG@10 -> ndcg@10, P_10 -> p@10, AP -> map) for every output.
-from ltrbv.workflow.metric_names import canonical_config_metrics
 
 try:
-    canonical_config_metrics(config)
-except ValueError as _error:
-    raise WorkflowError(f"invalid config:\n  {_error}")
+    check_config(config, list(workflow.overwrite_configfiles) or [DEMO_CONFIG])
+except ConfigError as _error:
+    raise WorkflowError(str(_error))
 
 
 include: "rules/common.smk"
@@ -49,7 +43,8 @@ include: "rules/active.smk"
 include: "rules/diagnostics.smk"
 
 
-_TARGETS = all_targets() + experiment_targets(config) + biasvar_targets() + active_targets() + diagnostics_targets()
+# Every section (core run, bagging experiments, study, diagnostics, active evaluation) asked the same way.
+_TARGETS = all_targets(config)
 
 
 # The report opens on the summaries and performance tables (rule report_landing) once they exist.

@@ -7,16 +7,8 @@
 #   active_savings    label savings of active over passive at the largest budget (table)
 #   active_sampling   Fig. 6: q over (cost, expected performance) and queries drawn per method
 
-from functools import partial
+from ltrbv.workflow import active_grid as avw
 
-from ltrbv.active import workflow as avw
-
-_active_problems = avw.problems(config)
-if _active_problems:
-    raise WorkflowError("invalid config:\n  " + "\n  ".join(_active_problems))
-
-
-active_targets = partial(avw.targets, config)
 _ACTIVE = avw.settings(config) or {}
 
 
@@ -25,7 +17,7 @@ rule active_train:
     input:
         lambda w: avw.partition_files(config, w.dataset).values(),
     output:
-        "results/{dataset}/active/models/{partition}/{model}.npz",
+        paths.ACTIVE_MODEL,
     params:
         files=lambda w: avw.partition_files(config, w.dataset),
         spec=lambda w: _ACTIVE["models"][w.model],
@@ -35,9 +27,9 @@ rule active_train:
         split_seed=lambda w: derive_seed(config["seed"], w.dataset, w.partition, "active-split"),
         random_state=lambda w: derive_seed(config["seed"], w.dataset, w.partition, w.model),
     log:
-        "results/{dataset}/logs/active_train/{partition}/{model}.log",
+        log("active_train/{partition}/{model}"),
     benchmark:
-        "results/{dataset}/benchmarks/active_train/{partition}/{model}.tsv"
+        benchmark("active_train/{partition}/{model}")
     threads: lambda w: _ACTIVE["models"][w.model].get("threads", 1)
     resources:
         mem_mb=rule_resources("active_train", "mem_mb", 2000),
@@ -54,8 +46,8 @@ rule active_simulate:
         parts=lambda w: avw.partition_files(config, w.dataset).values(),
         models=lambda w: avw.model_files(config, w.dataset, w.experiment, w.partition).values(),
     output:
-        table="results/{dataset}/active/simulations/{experiment}/{partition}.csv",
-        distributions="results/{dataset}/active/simulations/{experiment}/{partition}.npz",
+        table=fill(paths.ACTIVE_SIMULATION, ext="csv"),
+        distributions=fill(paths.ACTIVE_SIMULATION, ext="npz"),
     params:
         files=lambda w: avw.partition_files(config, w.dataset),
         models=lambda w: avw.model_files(config, w.dataset, w.experiment, w.partition),
@@ -65,9 +57,9 @@ rule active_simulate:
                            | {"n_labels": avw.n_labels(config, w.dataset)},
         seed=config["seed"],
     log:
-        "results/{dataset}/logs/active_simulate/{experiment}/{partition}.log",
+        log("active_simulate/{experiment}/{partition}"),
     benchmark:
-        "results/{dataset}/benchmarks/active_simulate/{experiment}/{partition}.tsv"
+        benchmark("active_simulate/{experiment}/{partition}")
     threads: 1
     resources:
         mem_mb=rule_resources("active_simulate", "mem_mb", 2000),
@@ -81,21 +73,20 @@ rule active_simulate:
 rule active_aggregate:
     """One experiment: mean over partitions and repetitions, standard errors, error-vs-budget figure."""
     input:
-        lambda w: expand("results/{{dataset}}/active/simulations/{{experiment}}/{partition}.csv",
-                         partition=avw.partitions(config, w.dataset)),
+        lambda w: avw.simulation_tables(config, w.dataset, w.experiment),
     output:
-        table="results/{dataset}/active/tables/{experiment}.csv",
-        png=report("results/{dataset}/active/figures/{experiment}.png", caption="captions/active_error.rst",
+        table=fill(paths.ACTIVE_TABLE, name="{experiment}", ext="csv"),
+        png=report(fill(paths.ACTIVE_FIGURE, name="{experiment}", ext="png"), caption="captions/active_error.rst",
                    category=report_grid.ACTIVE, subcategory="{dataset}"),
-        svg="results/{dataset}/active/figures/{experiment}.svg",
+        svg=fill(paths.ACTIVE_FIGURE, name="{experiment}", ext="svg"),
     params:
         spec=lambda w: _ACTIVE["experiments"][w.experiment],
     wildcard_constraints:
         experiment=_alternatives(_ACTIVE.get("experiments", {})),
     log:
-        "results/{dataset}/logs/active_aggregate/{experiment}.log",
+        log("active_aggregate/{experiment}"),
     benchmark:
-        "results/{dataset}/benchmarks/active_aggregate/{experiment}.tsv"
+        benchmark("active_aggregate/{experiment}")
     threads: 1
     resources:
         mem_mb=rule_resources("active_aggregate", "mem_mb", 1000),
@@ -109,17 +100,17 @@ rule active_aggregate:
 rule active_savings:
     """Label savings of active over passive at the largest budget, every experiment and measure."""
     input:
-        lambda w: expand("results/{{dataset}}/active/tables/{experiment}.csv", experiment=_ACTIVE["experiments"]),
+        lambda w: avw.experiment_tables(config, w.dataset).values(),
     output:
-        csv="results/{dataset}/active/tables/savings.csv",
-        md="results/{dataset}/active/tables/savings.md",
+        csv=fill(paths.ACTIVE_TABLE, name="savings", ext="csv"),
+        md=fill(paths.ACTIVE_TABLE, name="savings", ext="md"),
     params:
-        experiments=lambda w: list(_ACTIVE["experiments"]),
+        tables=lambda w: avw.experiment_tables(config, w.dataset),
         kinds=lambda w: {name: spec["kind"] for name, spec in _ACTIVE["experiments"].items()},
     log:
-        "results/{dataset}/logs/active_savings.log",
+        log("active_savings"),
     benchmark:
-        "results/{dataset}/benchmarks/active_savings.tsv"
+        benchmark("active_savings")
     threads: 1
     resources:
         mem_mb=rule_resources("active_savings", "mem_mb", 1000),
@@ -133,22 +124,18 @@ rule active_savings:
 rule active_sampling:
     """Fig. 6: the active sampling distribution over (cost, expected performance); queries drawn per method."""
     input:
-        distributions=lambda w: "results/{dataset}/active/simulations/{experiment}/{partition}.npz".format(
-            dataset=w.dataset, experiment=_ACTIVE["heatmap"]["experiment"],
-            partition=avw.partitions(config, w.dataset)[0]),
-        table=lambda w: "results/{dataset}/active/tables/{experiment}.csv".format(
-            dataset=w.dataset, experiment=_ACTIVE["heatmap"]["experiment"]),
+        unpack(lambda w: avw.heatmap_inputs(config, w.dataset)),
     output:
-        png=report("results/{dataset}/active/figures/sampling_distribution.png",
+        png=report(fill(paths.ACTIVE_FIGURE, name="sampling_distribution", ext="png"),
                    caption="captions/active_sampling.rst", category=report_grid.ACTIVE, subcategory="{dataset}"),
-        svg="results/{dataset}/active/figures/sampling_distribution.svg",
+        svg=fill(paths.ACTIVE_FIGURE, name="sampling_distribution", ext="svg"),
     params:
         heatmap=lambda w: _ACTIVE["heatmap"],
         partition=lambda w: avw.partitions(config, w.dataset)[0],
     log:
-        "results/{dataset}/logs/active_sampling.log",
+        log("active_sampling"),
     benchmark:
-        "results/{dataset}/benchmarks/active_sampling.tsv"
+        benchmark("active_sampling")
     threads: 1
     resources:
         mem_mb=rule_resources("active_sampling", "mem_mb", 1000),

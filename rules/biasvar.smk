@@ -8,24 +8,17 @@
 #   significance_table   performance with paired t and randomisation tests over test queries
 #   biasvar_summary      each paper claim next to what this run measured
 
-from functools import partial
-
 from ltrbv.workflow import biasvar_grid as bvg
 
-_bv_problems = bvg.problems(config)
-if _bv_problems:
-    raise WorkflowError("invalid config:\n  " + "\n  ".join(_bv_problems))
-
-biasvar_targets = partial(bvg.targets, config)
 _BV = bvg.settings(config) or {}
 
 
 rule biasvar_sample:
     """One training set of a fold's queries: bootstrap replicate i, or half a/b of two-fold repetition j."""
     input:
-        "results/{dataset}/parsed/{fold}/train.npz",
+        fill(paths.PARSED, split="train"),
     output:
-        "results/{dataset}/biasvar/samples/{fold}/{scheme}/rep{replicate}.json",
+        paths.STUDY_SAMPLE,
     params:
         fraction=lambda w: bvg.scheme_fraction(config, w.scheme),
         seed=config["seed"],
@@ -33,9 +26,9 @@ rule biasvar_sample:
         scheme="bootstrap|twofold",
         replicate=r"\d+[ab]?",
     log:
-        "results/{dataset}/logs/biasvar_sample/{fold}/{scheme}/rep{replicate}.log",
+        log("biasvar_sample/{fold}/{scheme}/rep{replicate}"),
     benchmark:
-        "results/{dataset}/benchmarks/biasvar_sample/{fold}/{scheme}/rep{replicate}.tsv"
+        benchmark("biasvar_sample/{fold}/{scheme}/rep{replicate}")
     threads: 1
     resources:
         mem_mb=rule_resources("biasvar_sample", "mem_mb", 1000),
@@ -49,15 +42,17 @@ rule biasvar_sample:
 rule train_biasvar:
     """Train one learner (at one setting of the sweep, or as configured) on one training set; score the test set."""
     input:
-        train="results/{dataset}/parsed/{fold}/train.npz",
-        vali="results/{dataset}/parsed/{fold}/vali.npz",
-        test="results/{dataset}/parsed/{fold}/test.npz",
-        queries="results/{dataset}/biasvar/samples/{fold}/{scheme}/rep{replicate}.json",
+        train=fill(paths.PARSED, split="train"),
+        vali=fill(paths.PARSED, split="vali"),
+        test=fill(paths.PARSED, split="test"),
+        queries=paths.STUDY_SAMPLE,
     output:
-        test="results/{dataset}/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}/test.scores",
-        meta="results/{dataset}/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}/meta.json",
+        test=fill(paths.STUDY_PREDICTION, file="test.scores"),
+        meta=fill(paths.STUDY_PREDICTION, file="meta.json"),
     params:
         learner=lambda w: bvg.learner_spec(config, w.learner, w.setting),
+        # the model's seed keys; a bag's sub-model k derives its seeds from them as in the core run
+        seed_keys=lambda w: [config["seed"], w.dataset, w.fold, w.learner, w.setting, w.scheme, w.replicate],
         random_state=lambda w: derive_seed(config["seed"], w.dataset, w.fold, w.learner, w.setting, w.scheme,
                                            w.replicate),
     wildcard_constraints:
@@ -66,13 +61,13 @@ rule train_biasvar:
         replicate=r"\d+[ab]?",
         setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",
     log:
-        "results/{dataset}/logs/train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}.log",
+        log("train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}"),
     benchmark:
-        "results/{dataset}/benchmarks/train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}.tsv"
-    threads: lambda w: config["learners"][w.learner].get("threads", 1)
+        benchmark("train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}")
+    threads: learner_threads
     resources:
-        mem_mb=lambda w: config["learners"][w.learner].get("mem_mb", 2000),
-        runtime=lambda w: config["learners"][w.learner].get("runtime", 60),
+        mem_mb=learner_resource("mem_mb"),
+        runtime=learner_resource("runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -82,11 +77,11 @@ rule train_biasvar:
 rule reduce_biasvar:
     """Pointwise bias²/variance (eq. 5-8), SRE/VRE (eq. 14-17), ranking error and CIs of one run's models."""
     input:
-        test="results/{dataset}/parsed/{fold}/test.npz",
+        test=fill(paths.PARSED, split="test"),
         scores=lambda w: bvg.replicate_score_files(config, w.dataset, w.learner, w.fold, w.setting, w.scheme),
     output:
-        summary="results/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.json",
-        per_query="results/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.csv",
+        summary=fill(paths.STUDY_REDUCED, ext="json"),
+        per_query=fill(paths.STUDY_REDUCED, ext="csv"),
     params:
         metrics=_BV.get("metrics"),
         convention=_BV.get("convention"),
@@ -96,9 +91,9 @@ rule reduce_biasvar:
         scheme="bootstrap|twofold",
         setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",
     log:
-        "results/{dataset}/logs/reduce_biasvar/{learner}/{fold}/{setting}/{scheme}.log",
+        log("reduce_biasvar/{learner}/{fold}/{setting}/{scheme}"),
     benchmark:
-        "results/{dataset}/benchmarks/reduce_biasvar/{learner}/{fold}/{setting}/{scheme}.tsv"
+        benchmark("reduce_biasvar/{learner}/{fold}/{setting}/{scheme}")
     threads: 1
     resources:
         mem_mb=rule_resources("reduce_biasvar", "mem_mb", 2000),
@@ -115,19 +110,20 @@ rule biasvar_tables:
         summaries=lambda w: bvg.reduced_files(config, w.dataset),
         per_query=lambda w: bvg.reduced_files(config, w.dataset, "csv"),
     output:
-        trends="results/{dataset}/tables/biasvar_trends.csv",
-        sweep="results/{dataset}/tables/biasvar_sweep.csv",
-        comparison="results/{dataset}/tables/biasvar_comparison.csv",
-        comparison_md="results/{dataset}/tables/biasvar_comparison.md",
+        trends=paths.table("biasvar_trends", "csv"),
+        sweep=paths.table("biasvar_sweep", "csv"),
+        comparison=paths.table("biasvar_comparison", "csv"),
+        comparison_md=paths.table("biasvar_comparison", "md"),
     params:
+        runs=lambda w: bvg.reduced_runs(config, w.dataset),
         compare=_BV.get("compare"),
         sweep=_BV.get("sweep"),
         uncertainty=_BV.get("uncertainty"),
         seed=lambda w: derive_seed(config["seed"], w.dataset, "trends"),
     log:
-        "results/{dataset}/logs/biasvar_tables.log",
+        log("biasvar_tables"),
     benchmark:
-        "results/{dataset}/benchmarks/biasvar_tables.tsv"
+        benchmark("biasvar_tables")
     threads: 1
     resources:
         mem_mb=rule_resources("biasvar_tables", "mem_mb", 1000),
@@ -141,25 +137,25 @@ rule biasvar_tables:
 rule plot_biasvar:
     """Figs. 5-7 analogues: pointwise bias² and variance, SRE and VRE, and ranking error against the swept value."""
     input:
-        sweep="results/{dataset}/tables/biasvar_sweep.csv",
-        trends="results/{dataset}/tables/biasvar_trends.csv",
+        sweep=paths.table("biasvar_sweep", "csv"),
+        trends=paths.table("biasvar_trends", "csv"),
     output:
-        pointwise=report("results/{dataset}/figures/biasvar_pointwise.png", caption="captions/biasvar_pointwise.rst",
+        pointwise=report(paths.figure("biasvar_pointwise", "png"), caption="captions/biasvar_pointwise.rst",
                          category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
-        pointwise_svg="results/{dataset}/figures/biasvar_pointwise.svg",
-        listwise=report("results/{dataset}/figures/biasvar_listwise.png", caption="captions/biasvar_listwise.rst",
+        pointwise_svg=paths.figure("biasvar_pointwise", "svg"),
+        listwise=report(paths.figure("biasvar_listwise", "png"), caption="captions/biasvar_listwise.rst",
                         category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
-        listwise_svg="results/{dataset}/figures/biasvar_listwise.svg",
-        error=report("results/{dataset}/figures/biasvar_ranking_error.png",
-                     caption="captions/biasvar_ranking_error.rst", category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
-        error_svg="results/{dataset}/figures/biasvar_ranking_error.svg",
+        listwise_svg=paths.figure("biasvar_listwise", "svg"),
+        error=report(paths.figure("biasvar_ranking_error", "png"), caption="captions/biasvar_ranking_error.rst",
+                     category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
+        error_svg=paths.figure("biasvar_ranking_error", "svg"),
     params:
         param=lambda w: _BV.get("sweep")["param"],
         metric=lambda w: _BV.get("metrics")[0],
     log:
-        "results/{dataset}/logs/plot_biasvar.log",
+        log("plot_biasvar"),
     benchmark:
-        "results/{dataset}/benchmarks/plot_biasvar.tsv"
+        benchmark("plot_biasvar")
     threads: 1
     resources:
         mem_mb=rule_resources("plot_biasvar", "mem_mb", 1000),
@@ -173,25 +169,21 @@ rule plot_biasvar:
 rule zhang_table:
     """Zhang et al. (2013): Bias, Var and Bias² + Var of AP and NDCG across test queries for the run's learners."""
     input:
-        scores=lambda w: [f"results/{w.dataset}/predictions/{learner}/{fold}/seed{config['run']['seeds'][0]}/test.scores"
-                          for learner in config["run"]["learners"] for fold in config["datasets"][w.dataset]["folds"]],
-        data=lambda w: expand("results/{dataset}/parsed/{fold}/test.npz", dataset=w.dataset,
-                              fold=config["datasets"][w.dataset]["folds"]),
+        lambda w: paths.flat(bvg.zhang_inputs(config, w.dataset)),
     output:
-        csv="results/{dataset}/tables/zhang.csv",
-        md="results/{dataset}/tables/zhang.md",
-        png=report("results/{dataset}/figures/zhang_bias_variance.png", caption="captions/zhang.rst",
+        csv=paths.table("zhang", "csv"),
+        md=paths.table("zhang", "md"),
+        png=report(paths.figure("zhang_bias_variance", "png"), caption="captions/zhang.rst",
                    category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
-        svg="results/{dataset}/figures/zhang_bias_variance.svg",
+        svg=paths.figure("zhang_bias_variance", "svg"),
     params:
-        learners=config["run"]["learners"],
-        folds=lambda w: config["datasets"][w.dataset]["folds"],
+        files=lambda w: bvg.zhang_inputs(config, w.dataset),
         zhang=_BV.get("zhang"),
         convention=_BV.get("convention"),
     log:
-        "results/{dataset}/logs/zhang_table.log",
+        log("zhang_table"),
     benchmark:
-        "results/{dataset}/benchmarks/zhang_table.tsv"
+        benchmark("zhang_table")
     threads: 1
     resources:
         mem_mb=rule_resources("zhang_table", "mem_mb", 2000),
@@ -205,19 +197,19 @@ rule zhang_table:
 rule significance_table:
     """Performance (mean ± std over folds) with paired t and randomisation tests against the baseline learner."""
     input:
-        lambda w: metrics_files(config, w.dataset),
+        lambda w: core_grid.metrics_files(config, w.dataset),
     output:
-        csv="results/{dataset}/tables/significance.csv",
-        md="results/{dataset}/tables/significance.md",
+        csv=paths.table("significance", "csv"),
+        md=paths.table("significance", "md"),
     params:
         significance=_BV.get("significance"),
         learners=config["run"]["learners"],
         conventions=lambda w: config["datasets"][w.dataset]["conventions"],
         seed=lambda w: derive_seed(config["seed"], w.dataset, "significance"),
     log:
-        "results/{dataset}/logs/significance_table.log",
+        log("significance_table"),
     benchmark:
-        "results/{dataset}/benchmarks/significance_table.tsv"
+        benchmark("significance_table")
     threads: 1
     resources:
         mem_mb=rule_resources("significance_table", "mem_mb", 1000),
@@ -231,21 +223,21 @@ rule significance_table:
 rule biasvar_summary:
     """results/{dataset}/summary.md: each paper claim next to what this run measured, with CIs."""
     input:
-        sweep="results/{dataset}/tables/biasvar_sweep.csv",
-        trends="results/{dataset}/tables/biasvar_trends.csv",
-        comparison="results/{dataset}/tables/biasvar_comparison.csv",
-        zhang="results/{dataset}/tables/zhang.csv",
-        significance="results/{dataset}/tables/significance.csv",
+        sweep=paths.table("biasvar_sweep", "csv"),
+        trends=paths.table("biasvar_trends", "csv"),
+        comparison=paths.table("biasvar_comparison", "csv"),
+        zhang=paths.table("zhang", "csv"),
+        significance=paths.table("significance", "csv"),
     output:
-        "results/{dataset}/summary.md",
+        paths.SUMMARY,
     params:
         param=lambda w: _BV.get("sweep")["param"],
         metric=lambda w: _BV.get("metrics")[0],
         dataset=lambda w: w.dataset,
     log:
-        "results/{dataset}/logs/biasvar_summary.log",
+        log("biasvar_summary"),
     benchmark:
-        "results/{dataset}/benchmarks/biasvar_summary.tsv"
+        benchmark("biasvar_summary")
     threads: 1
     resources:
         mem_mb=rule_resources("biasvar_summary", "mem_mb", 1000),

@@ -1,39 +1,13 @@
-# Shared definitions: checks run at parse time (before any job), wildcard constraints, grids.
+# Shared definitions: wildcard constraints, per-rule resources, the modules every rule file uses.
+# The config was checked (and its defaults filled in) by check_config in the Snakefile, before this.
 
 import re
-from pathlib import Path
 
 from ltrbv.data.synthetic import FOLD_NAMES as SYNTHETIC_FOLDS
-from ltrbv.workflow.datasets import check_raw_files, raw_file, SPLITS
 from ltrbv.seeding import derive_seed
-from ltrbv.workflow import report_grid
-from ltrbv.workflow.validation import learner_problems, non_finite_values
-from ltrbv.workflow.grid import (
-    built_in_learners,
-    intermediate_targets,
-    learner_rule_params,
-    PARSE_BENCHMARK,
-    PARSED,
-    damaged_cache,
-    metrics_files,
-    performance_targets,
-    raw_input,
-    unknown_names,
-)
-
-_problems = non_finite_values(config) + unknown_names(config) + learner_problems(config)
-if _problems:
-    raise WorkflowError("invalid config:\n  " + "\n  ".join(_problems))
-
-for _name in config["run"]["datasets"]:
-    check_raw_files(_name, config["datasets"][_name])
-    # A damaged parsed cache is refused here: once a job started, Snakemake would already have deleted
-    # the outputs downstream of it.
-    for _fold in config["datasets"][_name]["folds"]:
-        for _split in SPLITS:
-            _damage = damaged_cache(_name, _fold, _split)
-            if _damage:
-                raise WorkflowError(_damage)
+from ltrbv.workflow import core_grid, paths, report_grid
+from ltrbv.workflow.datasets import SPLITS
+from ltrbv.workflow.paths import benchmark, fill, log
 
 
 # Names that become folders under results/ (the schema's $defs/name): no slash, never '..' or '.'.
@@ -53,8 +27,14 @@ wildcard_constraints:
 
 
 def rule_resources(rule_name, key, default):
+    """A rule's resource: the config's ``resources.<rule>.<key>``, else the rule's default."""
     return config.get("resources", {}).get(rule_name, {}).get(key, default)
 
 
-def all_targets():
-    return performance_targets(config) + intermediate_targets(config)
+def learner_threads(w):
+    return config["learners"][w.learner]["threads"]
+
+
+def learner_resource(key):
+    """A training job's resource from its learner's entry (the schema's defaults: 2000 MB, 60 minutes)."""
+    return lambda w: config["learners"][w.learner][key]

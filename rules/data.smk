@@ -4,13 +4,14 @@
 rule synthetic_folds:
     """Write all five folds of a synthetic LETOR dataset (generator in ltrbv.data.synthetic)."""
     output:
-        expand("results/{{dataset}}/raw/{fold}/{split}.txt", fold=SYNTHETIC_FOLDS, split=SPLITS),
+        expand(paths.SYNTHETIC_RAW, dataset="{dataset}", fold=SYNTHETIC_FOLDS, split=SPLITS),
     params:
+        root=lambda w: config["datasets"][w.dataset]["root"],
         spec=lambda w: dict(sorted(config["datasets"][w.dataset]["synthetic"].items())),
     log:
-        "results/{dataset}/logs/synthetic_folds.log",
+        log("synthetic_folds"),
     benchmark:
-        "results/{dataset}/benchmarks/synthetic_folds.tsv"
+        benchmark("synthetic_folds")
     threads: 1
     resources:
         mem_mb=rule_resources("synthetic_folds", "mem_mb", 2000),
@@ -24,16 +25,16 @@ rule synthetic_folds:
 rule parse_split:
     """Parse one raw LETOR/MSLR/Yahoo text file once into a binary cache (.npz)."""
     input:
-        lambda w: raw_input(config, w.dataset, w.fold, w.split),
+        lambda w: core_grid.raw_input(config, w.dataset, w.fold, w.split),
     output:
-        PARSED,
+        paths.PARSED,
     params:
         n_features=lambda w: config["datasets"][w.dataset]["n_features"],
         label_range=lambda w: config["datasets"][w.dataset]["label_range"],
     log:
-        "results/{dataset}/logs/parse_split/{fold}/{split}.log",
+        log(core_grid.PARSE_JOB),
     benchmark:
-        PARSE_BENCHMARK
+        benchmark(core_grid.PARSE_JOB)
     threads: 1
     resources:
         mem_mb=rule_resources("parse_split", "mem_mb", 4000),

@@ -4,16 +4,8 @@
 #                       trees of the expected NDCG after every node expansion, on the training and test sets
 #   plot_tree_strength  one figure per dataset: one colour per learner, solid = train, dashed = test
 
-from functools import partial
-
 from ltrbv.workflow import diagnostics_grid as dgg
 
-_dg_problems = dgg.problems(config)
-if _dg_problems:
-    raise WorkflowError("invalid config:\n  " + "\n  ".join(_dg_problems))
-
-# requested by rule all (empty when the diagnostics are off)
-diagnostics_targets = partial(dgg.targets, config)
 _ts = dgg.tree_strength_settings(config) or {}
 
 
@@ -23,7 +15,7 @@ rule tree_strength:
         train=lambda w: dgg.tree_strength_input(config, w.dataset, "train"),
         test=lambda w: dgg.tree_strength_input(config, w.dataset, "test"),
     output:
-        "results/{dataset}/diagnostics/tree_strength/{learner}.csv",
+        paths.TREE_STRENGTH,
     params:
         params=lambda w: dgg.tree_strength_params(config, w.learner),
         n_trees=_ts.get("n_trees"),
@@ -34,10 +26,10 @@ rule tree_strength:
     wildcard_constraints:
         learner=_alternatives(_ts.get("learners", [])),
     log:
-        "results/{dataset}/logs/tree_strength/{learner}.log",
+        log("tree_strength/{learner}"),
     benchmark:
-        "results/{dataset}/benchmarks/tree_strength/{learner}.tsv"
-    threads: lambda w: config["learners"][w.learner].get("threads", 1)
+        benchmark("tree_strength/{learner}")
+    threads: learner_threads
     resources:
         mem_mb=rule_resources("tree_strength", "mem_mb", 2000),
         runtime=rule_resources("tree_strength", "runtime", 60),
@@ -50,23 +42,23 @@ rule tree_strength:
 rule plot_tree_strength:
     """Fig. 7: strength of single trees against the order of node expansion, train (solid) and test (dashed)."""
     input:
-        lambda w: dgg.tree_strength_files(config, w.dataset),
+        lambda w: dgg.tree_strength_files(config, w.dataset).values(),
     output:
         png=report(
-            "results/{dataset}/figures/tree_strength.png",
+            paths.figure("tree_strength", "png"),
             caption="captions/tree_strength.rst",
             category=report_grid.FORESTS,
             subcategory="{dataset}",
         ),
-        svg="results/{dataset}/figures/tree_strength.svg",
+        svg=paths.figure("tree_strength", "svg"),
     params:
-        learners=_ts.get("learners", []),
+        tables=lambda w: dgg.tree_strength_files(config, w.dataset),
         n_trees=_ts.get("n_trees"),
         fold=lambda w: dgg.tree_strength_fold(config, w.dataset),
     log:
-        "results/{dataset}/logs/plot_tree_strength.log",
+        log("plot_tree_strength"),
     benchmark:
-        "results/{dataset}/benchmarks/plot_tree_strength.tsv"
+        benchmark("plot_tree_strength")
     threads: 1
     resources:
         mem_mb=rule_resources("plot_tree_strength", "mem_mb", 1000),

@@ -4,17 +4,17 @@
 rule evaluate:
     """Per-query metrics of one prediction file under each of the dataset's conventions."""
     input:
-        data="results/{dataset}/parsed/{fold}/test.npz",
-        scores="results/{dataset}/predictions/{learner}/{fold}/seed{seed}/test.scores",
+        data=fill(paths.PARSED, split="test"),
+        scores=fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
     output:
-        "results/{dataset}/metrics/{learner}/{fold}/seed{seed}.csv",
+        paths.METRICS,
     params:
         metrics=config["metrics"],
         conventions=lambda w: config["datasets"][w.dataset]["conventions"],
     log:
-        "results/{dataset}/logs/evaluate/{learner}/{fold}/seed{seed}.log",
+        log("evaluate/{learner}/{fold}/seed{seed}"),
     benchmark:
-        "results/{dataset}/benchmarks/evaluate/{learner}/{fold}/seed{seed}.tsv"
+        benchmark("evaluate/{learner}/{fold}/seed{seed}")
     threads: 1
     resources:
         mem_mb=rule_resources("evaluate", "mem_mb", 1000),

@@ -4,14 +4,14 @@
 rule performance_table:
     """One row per (learner, fold, metric, convention) plus fold=mean rows; CSV and Markdown."""
     input:
-        lambda w: metrics_files(config, w.dataset),
+        lambda w: core_grid.metrics_files(config, w.dataset),
     output:
-        csv="results/{dataset}/tables/performance.csv",
-        md="results/{dataset}/tables/performance.md",
+        csv=paths.table("performance", "csv"),
+        md=paths.table("performance", "md"),
     log:
-        "results/{dataset}/logs/performance_table.log",
+        log("performance_table"),
     benchmark:
-        "results/{dataset}/benchmarks/performance_table.tsv"
+        benchmark("performance_table")
     threads: 1
     resources:
         mem_mb=rule_resources("performance_table", "mem_mb", 1000),
@@ -25,22 +25,22 @@ rule performance_table:
 rule plot_performance:
     """Per-fold and mean performance of every learner, for the configured metric and convention."""
     input:
-        "results/{dataset}/tables/performance.csv",
+        paths.table("performance", "csv"),
     output:
         png=report(
-            "results/{dataset}/figures/performance.png",
+            paths.figure("performance", "png"),
             caption="captions/performance.rst",
             category=report_grid.PERFORMANCE,
             subcategory="{dataset}",
         ),
-        svg="results/{dataset}/figures/performance.svg",
+        svg=paths.figure("performance", "svg"),
     params:
-        metric=config.get("figures", {}).get("metric", "ndcg@10"),
-        convention=config.get("figures", {}).get("convention"),
+        metric=config["figures"]["metric"],
+        convention=config["figures"].get("convention"),
     log:
-        "results/{dataset}/logs/plot_performance.log",
+        log("plot_performance"),
     benchmark:
-        "results/{dataset}/benchmarks/plot_performance.tsv"
+        benchmark("plot_performance")
     threads: 1
     resources:
         mem_mb=rule_resources("plot_performance", "mem_mb", 1000),
@@ -69,9 +69,9 @@ rule report_page:
     wildcard_constraints:
         page="|".join(report_grid.PAGES),
     log:
-        "results/{dataset}/logs/report_page/{page}.log",
+        log("report_page/{page}"),
     benchmark:
-        "results/{dataset}/benchmarks/report_page/{page}.tsv"
+        benchmark("report_page/{page}")
     threads: 1
     resources:
         mem_mb=rule_resources("report_page", "mem_mb", 1000),
@@ -89,12 +89,12 @@ rule report_landing:
     output:
         report_grid.LANDING,
     params:
-        sections=lambda w: list(report_grid.landing_inputs(_TARGETS)),
+        sections=lambda w: report_grid.landing_inputs(_TARGETS),
         intro=os.path.join(workflow.basedir, "rules", "captions", "workflow.rst"),
     log:
-        "results/logs/report_landing.log",
+        fill(paths.RUN_LOG, job="report_landing"),
     benchmark:
-        "results/benchmarks/report_landing.tsv"
+        fill(paths.RUN_BENCHMARK, job="report_landing")
     threads: 1
     resources:
         mem_mb=rule_resources("report_landing", "mem_mb", 1000),

@@ -4,26 +4,26 @@
 rule train_model:
     """Train one built-in learner (config learners.<name>.kind) on one fold with one seed."""
     input:
-        train="results/{dataset}/parsed/{fold}/train.npz",
-        vali="results/{dataset}/parsed/{fold}/vali.npz",
-        test="results/{dataset}/parsed/{fold}/test.npz",
+        train=fill(paths.PARSED, split="train"),
+        vali=fill(paths.PARSED, split="vali"),
+        test=fill(paths.PARSED, split="test"),
     output:
-        test="results/{dataset}/predictions/{learner}/{fold}/seed{seed}/test.scores",
-        vali="results/{dataset}/predictions/{learner}/{fold}/seed{seed}/vali.scores",
-        meta="results/{dataset}/predictions/{learner}/{fold}/seed{seed}/meta.json",
+        test=fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
+        vali=fill(paths.PREDICTION, run=paths.SEED_RUN, file="vali.scores"),
+        meta=fill(paths.PREDICTION, run=paths.SEED_RUN, file="meta.json"),
     params:
-        learner=lambda w: learner_rule_params(config, w.learner),
+        learner=lambda w: core_grid.learner_rule_params(config, w.learner),
         random_state=lambda w: derive_seed(config["seed"], w.dataset, w.fold, w.learner, w.seed),
     wildcard_constraints:
-        learner=_alternatives(built_in_learners(config)),
+        learner=_alternatives(core_grid.built_in_learners(config)),
     log:
-        "results/{dataset}/logs/train_model/{learner}/{fold}/seed{seed}.log",
+        log("train_model/{learner}/{fold}/seed{seed}"),
     benchmark:
-        "results/{dataset}/benchmarks/train_model/{learner}/{fold}/seed{seed}.tsv"
-    threads: lambda w: config["learners"][w.learner].get("threads", 1)
+        benchmark("train_model/{learner}/{fold}/seed{seed}")
+    threads: learner_threads
     resources:
-        mem_mb=lambda w: config["learners"][w.learner].get("mem_mb", 2000),
-        runtime=lambda w: config["learners"][w.learner].get("runtime", 60),
+        mem_mb=learner_resource("mem_mb"),
+        runtime=learner_resource("runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -45,6 +45,4 @@ def tiny_config(folds=("Fold1",), learners=None) -> dict:
         },
         "learners": dict(learners),
         "figures": {"metric": "ndcg@10", "convention": "letor4"},
-        "biasvar": {"enabled": False},
-        "diagnostics": {"tree_strength": {"enabled": False}},
     }

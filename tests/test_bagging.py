@@ -25,7 +25,8 @@ from ltrbv.bagging import (
     sample_queries,
 )
 from ltrbv.learners.stopping import StoppingRule, first_maximum_with_patience, overfit_extension
-from ltrbv.trials import mean_ndcg, trial_queries, variance_summary
+from ltrbv.study.bagging_tables import mean_ndcg, variance_summary
+from ltrbv.study.training_sets import trial_queries
 
 
 # -- min-max combination (§3.5.1) ------------------------------------------------------------------

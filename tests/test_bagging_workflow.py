@@ -24,7 +24,6 @@ BAGGED = {
                                                                  "overfit_max_extra_trees": 10}}},
         "bl-borda": {"kind": "bag", "params": {"base": "lambdamart-rand", "n_models": 2, "combine": "borda"}},
     },
-    # the workflow's config/config.yaml is loaded first and this one merged over it: say `enabled` explicitly
     "experiments": {
         "bag_size": {"enabled": True, "learners": ["bl-mart", "bl-mart-of"], "draws": 5},
         "variance_trials": {"enabled": True, "n_trials": 2, "learners": ["lambdamart-rand", "bl-mart"],

@@ -25,8 +25,6 @@ from wfhelpers import Job, job_counts, planned_jobs, snakemake, write_letor_fold
 pytestmark = pytest.mark.slow
 
 FOLDS = ["Fold1", "Fold2"]
-# Learner names not in config/config.yaml, so that nothing of the embedded default config is merged
-# into their entries.
 CONFIG = {
     "seed": 11,
     "run": {"datasets": ["toy"], "learners": ["gbm", "forest"], "seeds": [1]},

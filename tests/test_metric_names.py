@@ -113,7 +113,7 @@ def load_schema(name):
 
 
 def demo_config():
-    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    return yaml.safe_load((REPO / "config" / "demo.yaml").read_text())
 
 
 def test_config_schemas_accept_the_spellings_and_refuse_unknown_names():
@@ -137,7 +137,7 @@ def test_config_metric_names_are_rewritten_to_the_canonical_spelling():
     config = demo_config()
     config["metrics"] = ["nDCG@10", "ndcg_cut_10", "AP", "P_10"]
     config["figures"] = {"metric": "NDCG@10"}
-    config["experiments"]["bag_size"]["metric"] = "AP"
+    config["experiments"] = {"bag_size": {"metric": "AP"}}
     config["biasvar"] = {"metrics": ["nDCG", "AP"], "zhang": {"metrics": ["AP"]},
                          "significance": {"metrics": ["ERR@10", "nDCG@1"]}}
     original = copy.deepcopy(config)

@@ -121,3 +121,38 @@ def test_bad_learner_parameters_fail_before_any_job(tmp_path, params, message):
     result = run(tmp_path, config, check=False)
     assert result.returncode != 0 and message in result.stderr + result.stdout
     assert not (tmp_path / "results").exists()
+
+
+MINIMAL = {
+    "seed": 1,
+    "run": {"datasets": ["tiny"], "learners": ["forest"], "seeds": [1]},
+    "metrics": ["ndcg@10"],
+    "datasets": {"tiny": {k: v for k, v in SMALL["datasets"]["tiny"].items() if k != "folds"} | {"folds": ["Fold1"]}},
+    "learners": {"forest": {"kind": "random_forest", "params": {"n_estimators": 3}}},
+}
+
+
+def test_a_config_with_only_a_dataset_and_a_learner_runs(tmp_path):
+    """A user's config is the whole config: nothing of the demo (its learners, study, diagnostics) is merged
+    under it, every default comes from the schemas, and the core run completes."""
+    result = run(tmp_path, MINIMAL)
+    out = result.stdout + result.stderr
+    for rule in ("train_biasvar", "tree_strength", "biasvar_sample", "rule bag_"):
+        assert rule not in out, f"{rule} ran for a config that does not ask for it"
+    assert "demo" not in {p.name for p in (tmp_path / "results").iterdir()}
+    table = pd.read_csv(tmp_path / "results/tiny/tables/performance.csv", dtype={"fold": str})
+    assert set(table.learner) == {"forest"} and set(table.metric) == {"ndcg@10"}
+    assert (tmp_path / "results/tiny/figures/performance.png").exists()
+
+
+def test_mq2008_config_switches_nothing_off():
+    """config/mq2008.yaml says what it runs; it has no `enabled: false` left over from merging over the demo."""
+    text = (REPO / "config" / "mq2008.yaml").read_text()
+    assert "enabled: false" not in text and "datasets: [mq2008]          #" not in text
+
+
+def test_no_configfile_runs_the_demo(tmp_path):
+    result = subprocess.run(SNAKEMAKE + ["--directory", str(tmp_path), "--cores", "1", "--dry-run"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "results/demo/predictions/rf-hybrid-l2/Fold1/seed1/test.scores" in result.stdout + result.stderr

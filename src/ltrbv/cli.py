@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
                           description="List a config's jobs per rule by a Snakemake dry run; with --calibration, "
                           "estimate their core-hours from the benchmark files of a small calibration run "
                           "(see the README, 'Planning the full reproduction').")
-    plan.add_argument("--configfile", nargs="+", default=[], help="config files merged over config/config.yaml")
+    plan.add_argument("--configfile", nargs="+", default=[], help="config files, merged in order as snakemake --configfile merges them (none: the demo, config/demo.yaml)")
     plan.add_argument("--placeholders", action="store_true",
                       help="point absent real datasets at tiny placeholder folds (to list a paper-scale grid)")
     plan.add_argument("--calibration", nargs="+", metavar="BENCHMARK_DIR",

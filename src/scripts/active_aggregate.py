@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import pandas as pd
 
 from ltrbv.active.experiments import aggregate
-from ltrbv.active.plots import plot_error_curves
+from ltrbv.figures.active import plot_error_curves
 from ltrbv.io import atomic_path
 from ltrbv.workflow.logs import rule_log
 

@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import numpy as np
 import pandas as pd
 
-from ltrbv.active.plots import plot_sampling_distribution
+from ltrbv.figures.active import plot_sampling_distribution
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821

@@ -14,7 +14,7 @@ from ltrbv.workflow.logs import rule_log
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     rows = []
-    for experiment, path in zip(sm.params.experiments, sm.input):
+    for experiment, path in sm.params.tables.items():
         table = pd.read_csv(path)
         kind = sm.params.kinds[experiment]
         for method in [m for m in table["method"].unique() if m != "passive"]:

@@ -30,9 +30,8 @@ with rule_log(sm) as log:
     with atomic_path(sm.output.table) as tmp:
         table.to_csv(tmp, index=False, float_format="%.10g")
     flat = {f"{measure}_{key}": value for measure, arrays in distributions.items() for key, value in arrays.items()}
-    with atomic_path(sm.output.distributions) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez_compressed(handle, **flat)
+    with atomic_path(sm.output.distributions) as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, **flat)
     last = table[table["budget"] == table["budget"].max()]
     log.info("at the largest budget:\n%s", last[["measure", "method", "truth", "abs_error", "selection_error",
                                                   "n_draws"]].to_string(index=False))

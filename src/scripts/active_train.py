@@ -25,6 +25,5 @@ with rule_log(sm) as log:
     arrays = {"scores": model["scores"], "qids": pool.qids.astype(str), "query_offsets": pool.query_offsets}
     if model["label_probs"] is not None:
         arrays["label_probs"] = model["label_probs"]
-    with atomic_path(sm.output[0]) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez_compressed(handle, **arrays)
+    with atomic_path(sm.output[0]) as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, **arrays)

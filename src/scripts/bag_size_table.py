@@ -12,7 +12,6 @@ from ltrbv.bagging import bag_size_curve
 from ltrbv.data.cache import load_cache
 from ltrbv.io import atomic_path, read_scores
 from ltrbv.seeding import derive_seed
-from ltrbv.workflow.grid import submodel_files
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -20,11 +19,10 @@ with rule_log(sm) as log:
     s = sm.params.settings
     dataset = sm.wildcards.dataset
     rows = []
-    for fold in sm.params.folds:
-        data = load_cache(f"results/{dataset}/parsed/{fold}/{s['split']}.npz")
+    for fold, data_file in sm.params.data.items():
+        data = load_cache(data_file)
         for learner in s["learners"]:
-            paths = submodel_files({}, dataset, learner, fold, f"seed{s['seed']}", f"{s['split']}.scores",
-                                   n_models=s["pool"][learner])
+            paths = sm.params.pools[fold][learner]
             pool = np.array([data.from_file_order(read_scores(p, n_expected=data.n_docs)) for p in paths])
             curve = bag_size_curve(pool, data.labels, data.query_offsets, s["sizes"], int(s["draws"]),
                                    derive_seed(sm.params.seed, dataset, "bag_size", learner, fold),

@@ -9,19 +9,18 @@ import pandas as pd
 
 from ltrbv.data.cache import load_cache
 from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.study.bagging_tables import TABLE_METRICS, table_metrics
 from ltrbv.tables import performance_markdown, performance_table
-from ltrbv.trials import TABLE_METRICS, table_metrics
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     dataset = sm.wildcards.dataset
     frames = []
-    for fold in sm.params.folds:
-        data = load_cache(f"results/{dataset}/parsed/{fold}/test.npz")
-        for learner in sm.params.learners:
-            for seed in sm.params.seeds:
-                path = f"results/{dataset}/predictions/{learner}/{fold}/seed{seed}/test.scores"
+    for fold, data_file in sm.params.data.items():
+        data = load_cache(data_file)
+        for learner, by_fold in sm.params.scores.items():
+            for seed, path in by_fold[fold].items():
                 scores = data.from_file_order(read_scores(path, n_expected=data.n_docs))
                 table = table_metrics(scores, data, sm.params.conventions, TABLE_METRICS)
                 table.insert(0, "seed", int(seed))

@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.data.cache import load_cache
 from ltrbv.io import write_json
-from ltrbv.training_sets import training_set
+from ltrbv.study.training_sets import training_set
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821

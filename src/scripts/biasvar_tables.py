@@ -16,15 +16,13 @@ from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
-    summaries = [json.loads(Path(p).read_text()) for p in sm.input.summaries]
+    runs = pd.DataFrame(sm.params.runs)  # learner, fold, setting, scheme, value (the swept number), summary, per_query
+    summaries = [json.loads(Path(p).read_text()) for p in runs["summary"]]
     sweep = sweep_table(summaries)
     with atomic_path(sm.output.sweep) as tmp:
         sweep.to_csv(tmp, index=False, float_format="%.8g")
-    per_query = {p: pd.read_csv(p, dtype={"qid": str}) for p in sm.input.per_query}
-    runs = pd.DataFrame([{**{k: s[k] for k in ("learner", "fold", "setting", "scheme")},
-                          "value": pd.to_numeric(s["setting"].partition("=")[2], errors="coerce")
-                          if s["setting"] != "base" else None, "path": p}
-                         for s, p in zip(summaries, sm.input.per_query)])
+    per_query = {p: pd.read_csv(p, dtype={"qid": str}) for p in runs["per_query"]}
+    runs = runs.drop(columns="summary").rename(columns={"per_query": "path"})
     uncertainty = sm.params.uncertainty
     trends = pd.concat([trend_table(runs, per_query, uncertainty["resamples"], uncertainty["level"], sm.params.seed),
                         scheme_gap_table(runs, per_query, uncertainty["resamples"], uncertainty["level"],

@@ -8,20 +8,21 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import numpy as np
 
-from ltrbv.bagging import combine
 from ltrbv.data.cache import load_cache
 from ltrbv.io import read_scores, write_json, write_scores
+from ltrbv.learners.bag import Bag
 from ltrbv.provenance import package_versions
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     spec = sm.params.learner
+    bag = Bag.from_spec(spec)
     for split in ("test", "vali"):
         data = load_cache(sm.input[split])
         paths = list(sm.input[f"{split}_scores"])
         matrix = np.array([data.from_file_order(read_scores(p, n_expected=data.n_docs)) for p in paths])
-        scores = combine(matrix, data.query_offsets, spec["combine"])
+        scores = bag.combine_scores(matrix, data.query_offsets)
         write_scores(sm.output[split], data.to_file_order(scores))
         log.info("%s: combined %d sub-models (%s) over %d queries", split, len(paths), spec["combine"], data.n_queries)
     metas = [json.loads(Path(p).read_text()) for p in sm.input.metas]
@@ -30,8 +31,8 @@ with rule_log(sm) as log:
         "learner": spec["name"],
         "kind": "bag",
         "params": spec,
-        "run": w.run,
-        "replicate": int(w.run[len("seed"):]) if w.run.startswith("seed") else None,
+        "run": sm.params.run,
+        "replicate": sm.params.replicate,
         "dataset": w.dataset,
         "fold": w.fold,
         "n_models": len(metas),

@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import pandas as pd
 
-from ltrbv.bagging_plots import plot_bag_size
+from ltrbv.figures.bagging import plot_bag_size
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821

@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import pandas as pd
 
-from ltrbv.study.plots import plot_listwise, plot_pointwise, plot_ranking_error
+from ltrbv.figures.study import plot_listwise, plot_pointwise, plot_ranking_error
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821

@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import pandas as pd
 
-from ltrbv.plots import plot_performance
+from ltrbv.figures.performance import plot_performance
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821

@@ -5,13 +5,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
-from ltrbv.forest.strength import read_strength_table
-from ltrbv.forest.strength_plot import plot_tree_strength
+from ltrbv.figures.tree_strength import plot_tree_strength
+from ltrbv.study.tree_strength import read_strength_table
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm):
-    tables = {learner: read_strength_table(path) for learner, path in zip(sm.params.learners, sm.input)}
+    tables = {learner: read_strength_table(path) for learner, path in sm.params.tables.items()}
     title = (f"{sm.wildcards.dataset} {sm.params.fold}: mean over {sm.params.n_trees} trees "
              "(solid: train, dashed: test)")
     plot_tree_strength(tables, [sm.output.png, sm.output.svg], title=title)

@@ -14,6 +14,6 @@ with rule_log(sm) as log:
     intro = Path(sm.params.intro).read_text(encoding="utf-8")
     # the first page shows the performance means; the table of every row is on its own page
     sections = [(heading, Path(path).read_text(encoding="utf-8").split("\n## All rows")[0])
-                for heading, path in zip(sm.params.sections, sm.input)]
+                for heading, path in sm.params.sections.items()]
     write_text(sm.output[0], landing_rst(intro, sections))
     log.info("%d sections -> %s", len(sections), sm.output[0])

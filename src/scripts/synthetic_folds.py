@@ -11,7 +11,7 @@ from ltrbv.workflow.logs import rule_log
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     spec = SyntheticSpec.from_dict(sm.params.spec)
-    root = Path(sm.output[0]).parents[1]
+    root = Path(sm.params.root)
     written = write_letor_folds(root, spec)
     expected = {Path(p) for p in sm.output}
     assert set(written) == expected, f"generator wrote {sorted(written)}, rule expects {sorted(expected)}"

@@ -3,9 +3,10 @@
 The training set is the sample file's queries (bootstrap replicate or two-fold half, Ibrahim 2021 §5.2).
 For a sweep of ``subsample`` with ``relative_to: original`` the value is the paper's p, a share of the
 fold's ORIGINAL training queries, turned into the forest's share of this set
-(:func:`ltrbv.training_sets.per_tree_subsample`).  A bag (BL-MART) is fitted here sub-model by
+(:func:`ltrbv.study.training_sets.per_tree_subsample`).  A bag (BL-MART) is fitted here sub-model by
 sub-model, each on ``sample_fraction`` of this set's queries, and combined per query
-(Ganjisaffar et al. 2011, §3.5.1).
+(Ganjisaffar et al. 2011, §3.5.1), by the same :class:`ltrbv.learners.bag.Bag` and seed scheme as the
+core run's one-job-per-sub-model rules (seed keys: the model's, then "sub", k).
 """
 
 import json
@@ -18,13 +19,12 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import numpy as np
 
-from ltrbv.bagging import combine, sample_queries
 from ltrbv.data.cache import load_cache
 from ltrbv.io import write_json, write_scores
 from ltrbv.learners import make_learner
+from ltrbv.learners.bag import Bag
 from ltrbv.provenance import package_versions
-from ltrbv.seeding import derive_seed
-from ltrbv.training_sets import per_tree_subsample
+from ltrbv.study.training_sets import per_tree_subsample
 from ltrbv.workflow.logs import progress_bar, rule_log
 
 sm = snakemake  # noqa: F821
@@ -41,16 +41,10 @@ with rule_log(sm) as log:
                  sweep["value"], train.n_queries, params["subsample"], subset.n_queries)
     started = time.perf_counter()
     if spec["kind"] == "bag":
-        bag = spec["bag"]
-        matrix = []
-        with progress_bar(total=bag["n_models"], desc=spec["name"], unit="sub-model") as bar:
-            for k in range(bag["n_models"]):
-                seed = derive_seed(sm.params.random_state, "sub", k)
-                chosen = sample_queries(subset.n_queries, bag["sample_fraction"], derive_seed(seed, "queries"))
-                learner = make_learner(bag["kind"], bag["params"], random_state=seed, n_threads=sm.threads)
-                matrix.append(learner.fit_predict(subset.subset_queries(chosen), vali, (test,))[0])
-                bar.update()
-        test_scores = combine(np.array(matrix), test.query_offsets, bag["combine"])
+        bag = Bag.from_spec({"name": spec["name"], **spec["bag"]})
+        with progress_bar(total=bag.n_models, desc=spec["name"], unit="sub-model") as bar:
+            (test_scores,) = bag.fit_predict(subset, vali, (test,), list(sm.params.seed_keys), n_threads=sm.threads,
+                                             progress=bar.update)
     else:
         learner = make_learner(spec["kind"], params, random_state=sm.params.random_state, n_threads=sm.threads)
         log.info("training %s (%s, %s) on %d of %d training queries, seed %d, %d threads", spec["name"],

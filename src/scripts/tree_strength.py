@@ -6,8 +6,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.data.cache import load_cache
-from ltrbv.forest.strength import progressive_strength
 from ltrbv.io import atomic_path
+from ltrbv.study.tree_strength import progressive_strength
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821

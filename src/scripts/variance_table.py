@@ -9,7 +9,11 @@ import pandas as pd
 
 from ltrbv.data.cache import load_cache
 from ltrbv.io import atomic_path, read_scores, write_text
-from ltrbv.trials import table_metrics, variance_markdown, variance_summary
+from ltrbv.study.bagging_tables import (
+    table_metrics,
+    variance_markdown,
+    variance_summary,
+)
 from ltrbv.workflow.logs import rule_log
 
 METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "mean_ndcg", "map")
@@ -19,15 +23,14 @@ with rule_log(sm) as log:
     settings = sm.params.settings
     test = load_cache(sm.input.test)
     rows = []
-    for path in sm.input.scores:
-        parts = Path(path).parts  # results/{dataset}/predictions/{learner}/{fold}/trial{t}/test.scores
-        learner, trial = parts[-4], int(parts[-2][len("trial"):])
-        scores = test.from_file_order(read_scores(path, n_expected=test.n_docs))
-        per_query = table_metrics(scores, test, sm.params.conventions, METRICS)
-        means = per_query.groupby(["convention", "metric"], sort=False)["value"].mean().reset_index()
-        means.insert(0, "trial", trial)
-        means.insert(0, "learner", learner)
-        rows.append(means)
+    for learner, by_trial in sm.params.scores.items():
+        for trial, path in by_trial.items():
+            scores = test.from_file_order(read_scores(path, n_expected=test.n_docs))
+            per_query = table_metrics(scores, test, sm.params.conventions, METRICS)
+            means = per_query.groupby(["convention", "metric"], sort=False)["value"].mean().reset_index()
+            means.insert(0, "trial", trial)
+            means.insert(0, "learner", learner)
+            rows.append(means)
     runs = pd.concat(rows, ignore_index=True)
     runs.insert(0, "fold", settings["fold"])
     runs.insert(0, "dataset", sm.wildcards.dataset)

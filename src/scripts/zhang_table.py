@@ -6,17 +6,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.data.cache import load_cache
+from ltrbv.figures.study import plot_zhang
 from ltrbv.io import atomic_path, read_scores, write_text
-from ltrbv.study.plots import plot_zhang
 from ltrbv.study.zhang_family import zhang_markdown, zhang_table
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
-    folds, learners = list(sm.params.folds), list(sm.params.learners)
-    datas = [load_cache(p) for p in sm.input.data]
-    paths = iter(sm.input.scores)  # learner-major, fold-minor (as the rule lists them)
-    scores = {name: [data.from_file_order(read_scores(next(paths), n_expected=data.n_docs)) for data in datas]
+    files = sm.params.files  # {"scores": {learner: {fold: path}}, "data": {fold: path}}
+    folds, learners = list(files["data"]), list(files["scores"])
+    datas = [load_cache(files["data"][fold]) for fold in folds]
+    scores = {name: [data.from_file_order(read_scores(files["scores"][name][fold], n_expected=data.n_docs))
+                     for fold, data in zip(folds, datas)]
               for name in learners}
     settings = sm.params.zhang
     table = zhang_table(datas, scores, settings["metrics"], settings["targets"], sm.params.convention)

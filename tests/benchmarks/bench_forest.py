@@ -9,9 +9,10 @@ Sub-benchmarks (select with ``--only 1,3``; default: all):
    ``n_threads=2`` vs the same forest of scikit-learn trees on the same query samples, fitted with
    joblib ``n_jobs=2`` (threading backend; loky and single-thread figures are reported too).
 3. RF-list vs RF-point per tree: (a) MQ2008 Fold1 at subsample 0.63, (b) MSLR-shaped (6,000
-   queries) at 0.05, (c) how far one full-depth RF-list tree reaches at subsample 0.05 ... 0.63
-   under a time budget (each tree in a child process with a hard timeout), (d) a depth profile of
-   RF-list at 0.05 (trees truncated with ``max_depth``).
+   queries) at 0.05, (c) how far one full-depth RF-list tree on MSLR-450k reaches at subsample
+   0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.63 (``--ladder``) under a time budget (each tree in a child
+   process with a hard timeout), (d) a depth profile of RF-list at 0.05 (trees truncated with
+   ``max_depth``).  ``--parts`` selects among a-d.
 4. RF-hybrid-L6 vs RF-point per tree at 63% on the ~450k MSLR-shaped rows, with a per-level profile
    of the six listwise levels.
 5. Peak memory of each learner's fit (child processes: VmHWM/RSS delta and tracemalloc peak) and
@@ -19,6 +20,12 @@ Sub-benchmarks (select with ``--only 1,3``; default: all):
    summed) on held-out MSLR-shaped rows.
 6. The listwise cost ratios alone (issue 12's targets, ~5-8 min): 3a, 3b and 4 without the reach
    ladder and the depth/level profiles.
+7. RF-point against the forests a user would pick instead, on MQ2008 Fold1 (train.txt -> test.txt),
+   500 trees, 2 threads each, alternated: ltrbv ``RankingForest(splitting="point")`` (entropy and
+   mse), scikit-learn ``RandomForestClassifier`` (entropy, expected relevance) and
+   ``RandomForestRegressor``, XGBoost ``XGBRFRegressor`` and LightGBM ``boosting="rf"``, all with K
+   features per node and unpruned trees: fit time and test NDCG@10 / MAP (LETOR-4 convention, as
+   the workflow's evaluate rule computes them), one seed per repeat.
 
 Data: ``generate_queries(MSLR_SHAPED)`` (6,000 queries, ~717k rows, 136 raw features, labels
 0-4) is generated once and cached as .npy files outside the repository (``--cache-dir``, default
@@ -36,6 +43,8 @@ recorded before and after each benchmark.
     python tests/benchmarks/bench_forest.py                 # everything (~35-45 min on 2 busy cores:
                                                             #   1: ~1, 2: ~2-3, 3: ~14-16, 4: ~2-4, 5: ~15 min)
     python tests/benchmarks/bench_forest.py --only 1,2      # a selection
+    python tests/benchmarks/bench_forest.py --only 7        # RF-point vs sklearn / XGBoost / LightGBM forests
+    python tests/benchmarks/bench_forest.py --only 3 --parts c --list-budget 900   # the reach ladder alone
     python tests/benchmarks/bench_forest.py --quick         # smaller data / fewer trees (~5 min)
 
 Results are merged into ``results/benchmarks/forest.json`` (one entry per benchmark).
@@ -410,79 +419,100 @@ def run_child(args, task: dict, timeout: float) -> dict:
 def bench3(args) -> dict:
     out = {}
     quick = args.quick
+    parts = set(args.parts.split(",")) if args.parts else {"a", "b", "c", "d"}
     # (a) MQ2008 Fold1 at 0.63
-    if (args.mq2008 / "train.txt").exists():
+    if "a" in parts and (args.mq2008 / "train.txt").exists():
         mq = load_mq2008(args.mq2008, "train")
         n = 5 if quick else 9
         out["a_mq2008_0.63"] = {"data": describe(mq), **per_tree_pair(mq, 0.63, n, n, "3a")}
-    # (b) MSLR-shaped, all 6,000 queries, at 0.05
     spec = mslr_spec(quick)
-    data = load_mslr(args.cache_dir, spec, "all")
-    n_list = args.repeats or (2 if quick else 3)
-    out["b_mslr_0.05"] = {"data": describe(data), "rows_per_tree_approx": int(round(0.05 * data.n_docs)),
-                          **per_tree_pair(data, 0.05, n_list, max(n_list, 5), "3b")}
-    # (d) depth profile of RF-list at 0.05 (tree 0 truncated at max_depth d; BFS growth makes
-    #     a truncated tree identical to the top of the full one, so differences are per-level costs)
-    depths = [2, 4, 6, 8, 10, 12, 14, 16, 20] if not quick else [2, 4, 8, 12]
-    profile = []
-    for splitting in ("list", "point"):
-        previous = 0.0
-        for d in depths:
-            forest = RankingForest(splitting=splitting, n_estimators=1, subsample=0.05, max_depth=d, random_state=0)
-            with kernel_timer() as kt:
-                forest.fit(data)
-            tree = forest.trees_[0]
-            profile.append({"splitting": splitting, "max_depth": d, "kernel_s": kt[0],
-                            "increment_s": kt[0] - previous, "leaves": tree.n_leaves,
-                            "split_nodes": int(np.count_nonzero(tree.feature >= 0))})
-            previous = kt[0]
-            print(f"  3d {splitting} max_depth {d}: {kt[0]:.2f}s, {tree.n_leaves} leaves", flush=True)
-    full = {"list": out["b_mslr_0.05"]["list_s"][0], "point": out["b_mslr_0.05"]["point_s"][0]}
-    for splitting in ("list", "point"):
-        previous = [p for p in profile if p["splitting"] == splitting][-1]["kernel_s"]
-        profile.append({"splitting": splitting, "max_depth": None, "kernel_s": full[splitting],
-                        "increment_s": full[splitting] - previous,
-                        "leaves": out["b_mslr_0.05"][f"{splitting}_leaves"][0], "split_nodes": None})
-    out["d_depth_profile_mslr_0.05"] = profile
-    del data
-    gc.collect()
-    # (c) full-depth RF-list at growing subsamples, one tree each in a child process, with a budget
-    ladder = []
-    budget = args.list_budget
-    for subsample in (0.05, 0.10, 0.20, 0.40, 0.63):
-        if subsample == 0.05:
-            b = out["b_mslr_0.05"]
-            ladder.append({"subsample": subsample, "kernel_s": b["list_s"][0], "fit_s": b["list_fit_s"][0],
-                           "leaves": b["list_leaves"][0], "source": "3b tree 0 (same tree)"})
-        else:
-            task = {"task": "list_tree", "subsample": subsample}
-            result = run_child(args, task, timeout=budget * 2)
+    if parts & {"b", "d"}:
+        # (b) MSLR-shaped, all 6,000 queries, at 0.05
+        data = load_mslr(args.cache_dir, spec, "all")
+        n_list = args.repeats or (2 if quick else 3)
+        out["b_mslr_0.05"] = {"data": describe(data), "rows_per_tree_approx": int(round(0.05 * data.n_docs)),
+                              **per_tree_pair(data, 0.05, n_list, max(n_list, 5), "3b")}
+    if "d" in parts:
+        # (d) depth profile of RF-list at 0.05 (tree 0 truncated at max_depth d; BFS growth makes
+        #     a truncated tree identical to the top of the full one, so differences are per-level costs)
+        depths = [2, 4, 6, 8, 10, 12, 14, 16, 20] if not quick else [2, 4, 8, 12]
+        profile = []
+        for splitting in ("list", "point"):
+            previous = 0.0
+            for d in depths:
+                forest = RankingForest(splitting=splitting, n_estimators=1, subsample=0.05, max_depth=d,
+                                       random_state=0)
+                with kernel_timer() as kt:
+                    forest.fit(data)
+                tree = forest.trees_[0]
+                profile.append({"splitting": splitting, "max_depth": d, "kernel_s": kt[0],
+                                "increment_s": kt[0] - previous, "leaves": tree.n_leaves,
+                                "split_nodes": int(np.count_nonzero(tree.feature >= 0))})
+                previous = kt[0]
+                print(f"  3d {splitting} max_depth {d}: {kt[0]:.2f}s, {tree.n_leaves} leaves", flush=True)
+        full = {"list": out["b_mslr_0.05"]["list_s"][0], "point": out["b_mslr_0.05"]["point_s"][0]}
+        for splitting in ("list", "point"):
+            previous = [p for p in profile if p["splitting"] == splitting][-1]["kernel_s"]
+            profile.append({"splitting": splitting, "max_depth": None, "kernel_s": full[splitting],
+                            "increment_s": full[splitting] - previous,
+                            "leaves": out["b_mslr_0.05"][f"{splitting}_leaves"][0], "split_nodes": None})
+        out["d_depth_profile_mslr_0.05"] = profile
+    if parts & {"b", "d"}:
+        del data
+        gc.collect()
+    if "c" in parts:
+        # (c) one full-depth RF-list tree (tree 0) on MSLR-450k at growing subsamples, each in a fresh
+        #     child process with a hard timeout of twice the budget; stop once a tree exceeds the budget
+        ladder = []
+        budget = args.list_budget
+        for subsample in [float(x) for x in args.ladder.split(",")]:
+            result = run_child(args, {"task": "list_tree", "subsample": subsample}, timeout=budget * 2)
             result["subsample"] = subsample
             ladder.append(result)
-        r = ladder[-1]
-        if r.get("timed_out"):
-            print(f"  3c list subsample {subsample}: killed after {r['timeout_s']:.0f}s", flush=True)
-            break
-        print(f"  3c list subsample {subsample}: {r['kernel_s']:.1f}s ({r['leaves']} leaves)", flush=True)
-        if r["kernel_s"] > budget:
-            break
-    finished = [r for r in ladder if not r.get("timed_out")]
-    out["c_list_reach_mslr"] = {"budget_s": budget, "hard_timeout_s": budget * 2, "ladder": ladder,
-                                "largest_finished": finished[-1]["subsample"] if finished else None,
-                                "largest_finished_s": finished[-1]["kernel_s"] if finished else None}
+            r = ladder[-1]
+            if r.get("timed_out"):
+                print(f"  3c list subsample {subsample}: killed after {r['timeout_s']:.0f}s", flush=True)
+                break
+            print(f"  3c list subsample {subsample}: {r['kernel_s']:.1f}s (CPU {r['kernel_cpu_s']:.1f}s; "
+                  f"{r['rows']} rows, {r['leaves']} leaves, depth {r['depth']}; load {r['load_before']} -> "
+                  f"{r['load_after']})", flush=True)
+            if r["kernel_s"] > budget:
+                break
+        finished = [r for r in ladder if not r.get("timed_out")]
+        out["c_list_reach_mslr450k"] = {
+            "data": "MSLR-450k (first 3,750 MSLR-shaped queries)", "budget_s": budget,
+            "hard_timeout_s": budget * 2, "ladder": ladder,
+            "largest_finished": finished[-1]["subsample"] if finished else None,
+            "largest_finished_s": finished[-1]["kernel_s"] if finished else None}
     out["goal"] = "list/point <= 10"
     return out
 
 
 def child_list_tree(args, task) -> dict:
-    data = load_mslr(args.cache_dir, mslr_spec(args.quick), "all")
+    """One full-depth RF-list tree (tree 0, single thread) on MSLR-450k: wall and CPU time of build_tree."""
+    data = load_mslr(args.cache_dir, mslr_spec(args.quick), "train")
     warm_up()
     forest = RankingForest(splitting="list", n_estimators=1, subsample=task["subsample"], random_state=0)
-    with kernel_timer() as kt:
-        elapsed, _ = timed(forest.fit, data)
+    original = forest_module.build_tree
+    cpu = []
+
+    def cpu_timed(*a):
+        start = time.process_time()
+        result = original(*a)
+        cpu.append(time.process_time() - start)
+        return result
+
+    before = load_average()
+    forest_module.build_tree = cpu_timed
+    try:
+        with kernel_timer() as kt:
+            elapsed, _ = timed(forest.fit, data)
+    finally:
+        forest_module.build_tree = original
     tree = forest.trees_[0]
-    return {"kernel_s": kt[0], "fit_s": elapsed, "leaves": tree.n_leaves, "depth": int(tree.depth.max()),
-            "rows": int(tree.n_samples[0]), "peak_rss_MB": proc_status_kb("VmHWM") / 1024}
+    return {"kernel_s": kt[0], "kernel_cpu_s": cpu[0], "fit_s": elapsed, "leaves": tree.n_leaves,
+            "depth": int(tree.depth.max()), "rows": int(tree.n_samples[0]),
+            "peak_rss_MB": proc_status_kb("VmHWM") / 1024, "load_before": before, "load_after": load_average()}
 
 
 def hybrid_vs_point_trees(data, n: int, label: str) -> tuple[dict, dict]:
@@ -544,7 +574,7 @@ def bench6(args) -> dict:
     """
     out = {}
     quick = args.quick
-    parts = set(args.parts.split(","))
+    parts = set(args.parts.split(",")) if args.parts else {"a", "b", "c"}
     if "a" in parts and (args.mq2008 / "train.txt").exists():
         mq = load_mq2008(args.mq2008, "train")
         n = args.repeats or (5 if quick else 9)
@@ -682,6 +712,177 @@ def bench5(args) -> dict:
     return out
 
 
+# -- benchmark 7: RF-point vs the forests a user would pick instead -----------------------------------
+
+
+def letor4_means(data: RankingData, scores) -> dict[str, float]:
+    """Test NDCG@10 and MAP as the workflow's evaluate rule computes them (per_query_table, LETOR-4
+    convention, ties in input order), averaged over queries as tables.py / `ltrbv evaluate` do."""
+    from ltrbv.evaluation import per_query_table
+
+    table = per_query_table(data, np.asarray(scores, dtype=np.float64), ["ndcg@10", "map"], ["letor4"])
+    return {k: float(v) for k, v in table.groupby("metric")["value"].mean().items()}
+
+
+def set_omp_wait_policy(policy: str) -> dict:
+    """Set OMP_WAIT_POLICY before XGBoost / LightGBM load libgomp (it is read once, at load time)."""
+    with open("/proc/self/maps") as f:
+        gomp_loaded = "libgomp" in f.read()
+    if policy.lower() != "keep" and "OMP_WAIT_POLICY" not in os.environ:
+        os.environ["OMP_WAIT_POLICY"] = policy
+    return {"OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "(unset: runtime default, active spinning)"),
+            "libgomp_loaded_before": gomp_loaded}
+
+
+def peer_forests(n_trees: int, K: int, M: int, threads: int) -> dict:
+    """name -> (settings, make(seed) -> (fit(train) -> model, score(model, X) -> scores, leaves(model)))."""
+
+    def ours(criterion):
+        def make(seed):
+            forest = RankingForest(splitting="point", criterion=criterion, n_estimators=n_trees,
+                                   random_state=seed, n_threads=threads)
+            return (lambda tr: forest.fit(tr), lambda m, X: m.predict(X),
+                    lambda m: [t.n_leaves for t in m.trees_])
+        return make
+
+    def sk_classifier(seed):
+        from sklearn.ensemble import RandomForestClassifier
+
+        model = RandomForestClassifier(n_estimators=n_trees, criterion="entropy", max_features=K, n_jobs=threads,
+                                       random_state=seed)
+        return (lambda tr: model.fit(tr.X, tr.labels), lambda m, X: m.predict_proba(X) @ m.classes_.astype(float),
+                lambda m: [e.get_n_leaves() for e in m.estimators_])
+
+    def sk_regressor(seed):
+        from sklearn.ensemble import RandomForestRegressor
+
+        model = RandomForestRegressor(n_estimators=n_trees, max_features=K, n_jobs=threads, random_state=seed)
+        return (lambda tr: model.fit(tr.X, tr.labels.astype(np.float64)), lambda m, X: m.predict(X),
+                lambda m: [e.get_n_leaves() for e in m.estimators_])
+
+    def xgb_rf(seed):
+        import xgboost
+
+        model = xgboost.XGBRFRegressor(n_estimators=n_trees, subsample=0.63, colsample_bynode=K / M,
+                                       tree_method="hist", grow_policy="lossguide", max_depth=0, max_leaves=0,
+                                       min_child_weight=1.0, n_jobs=threads, random_state=seed)
+
+        def leaves(m):
+            df = m.get_booster().trees_to_dataframe()
+            return df[df.Feature == "Leaf"].groupby("Tree").size().tolist()
+        return (lambda tr: model.fit(tr.X, tr.labels.astype(np.float32)), lambda m, X: m.predict(X), leaves)
+
+    def lgb_rf(seed):
+        import lightgbm
+
+        model = lightgbm.LGBMRegressor(boosting_type="rf", n_estimators=n_trees, subsample=0.63, subsample_freq=1,
+                                       feature_fraction_bynode=K / M, num_leaves=LGB_NUM_LEAVES, max_depth=-1,
+                                       min_child_samples=1, min_child_weight=0.0, reg_lambda=0.0, n_jobs=threads,
+                                       random_state=seed, verbose=-1)
+        return (lambda tr: model.fit(tr.X, tr.labels.astype(np.float64)), lambda m, X: m.predict(X),
+                lambda m: [t["num_leaves"] for t in m.booster_.dump_model()["tree_info"]])
+
+    q = "63% of the queries per tree without replacement"
+    return {
+        "ltrbv RF-point (entropy)": (
+            (f"RankingForest(splitting='point') defaults: criterion entropy, {q}, K = floor(log2 M)+1 = {K}, "
+             "unpruned; score = expected relevance"), ours("entropy")),
+        "ltrbv RF-point (mse)": ("as above with criterion='mse' (leaf = mean label)", ours("mse")),
+        "sklearn RandomForestClassifier": (
+            (f"criterion='entropy', max_features={K}, bootstrap (n documents with replacement, ~63.2% distinct), "
+             "unpruned; score = predict_proba @ classes (expected relevance)"), sk_classifier),
+        "sklearn RandomForestRegressor": (
+            f"criterion='squared_error', max_features={K}, bootstrap (n documents with replacement), unpruned",
+            sk_regressor),
+        "XGBoost XGBRFRegressor": (
+            (f"subsample=0.63 (documents, without replacement), colsample_bynode={K}/{M}, tree_method='hist' "
+             "(256 bins), grow_policy='lossguide', max_depth=0, max_leaves=0 (unlimited), min_child_weight=1, "
+             "reg_lambda=1e-5 (XGBRF default), learning_rate=1"), xgb_rf),
+        "LightGBM boosting=rf": (
+            ("bagging_fraction=0.63, bagging_freq=1 (documents, without replacement), "
+             f"feature_fraction_bynode={K}/{M}, num_leaves={LGB_NUM_LEAVES}, max_depth=-1, min_data_in_leaf=1, "
+             "min_sum_hessian_in_leaf=0, lambda_l2=0, max_bin=255 (default)"), lgb_rf),
+    }
+
+
+LGB_NUM_LEAVES = 4096  # above any tree's leaf count on MQ2008 Fold1 (checked: the run reports the maximum);
+# LightGBM's per-tree cost grows with num_leaves (buffers sized by it), so "131072" would only add time
+
+
+def bench7(args) -> dict:
+    omp = set_omp_wait_policy(args.omp_wait_policy)
+    import lightgbm
+    import sklearn
+    import xgboost
+
+    train = load_mq2008(args.mq2008, "train")
+    test = load_mq2008(args.mq2008, "test")
+    n_trees = 50 if args.quick else 500
+    repeats = args.repeats or (2 if args.quick else 3)
+    threads = args.threads
+    M = train.n_features
+    K = RankingForest()._k(M)
+    peers = peer_forests(n_trees, K, M, threads)
+    # warm every library once (untimed): OpenMP pools, joblib threads, numba kernels are already loaded
+    small = train.subset_queries(np.arange(20))
+    for _, make in peers.values():
+        fit, score, _ = make(0)
+        score(fit(small), small.X[:10])
+    names = list(peers)
+    fit_s = {n: [] for n in names}
+    fit_cpu_s = {n: [] for n in names}
+    predict_s = {n: [] for n in names}
+    metrics = {n: [] for n in names}
+    leaves = {n: [] for n in names}
+    for rep in range(repeats):
+        order = names[rep % len(names):] + names[:rep % len(names)]  # rotate who goes first
+        for name in order:
+            gc.collect()
+            fit, score, n_leaves = peers[name][1](rep)
+            cpu_start = time.process_time()
+            elapsed, model = timed(fit, train)
+            fit_cpu_s[name].append(time.process_time() - cpu_start)
+            p_elapsed, scores = timed(score, model, test.X)
+            fit_s[name].append(elapsed)
+            predict_s[name].append(p_elapsed)
+            metrics[name].append(letor4_means(test, scores))
+            lv = n_leaves(model)
+            leaves[name].append({"mean": float(np.mean(lv)), "max": int(np.max(lv))})
+            print(f"  rep {rep + 1}/{repeats} {name}: fit {elapsed:.2f}s (CPU {fit_cpu_s[name][-1]:.2f}s), "
+                  f"predict {p_elapsed:.2f}s, "
+                  f"NDCG@10 {metrics[name][-1]['ndcg@10']:.4f}, MAP {metrics[name][-1]['map']:.4f}, "
+                  f"leaves/tree {np.mean(lv):.0f} (max {np.max(lv)}), load {load_average()[0]}", flush=True)
+            del model
+    med = {n: median(v) for n, v in fit_s.items()}
+    ours = med[names[0]]
+    lgb_max = max(r["max"] for r in leaves["LightGBM boosting=rf"])
+    return {
+        "train": describe(train), "test": describe(test), "n_trees": n_trees, "threads": threads, "K": K,
+        "repeats": repeats, "seeds": list(range(repeats)), "omp": omp,
+        "versions": {"sklearn": sklearn.__version__, "xgboost": xgboost.__version__,
+                     "lightgbm": lightgbm.__version__},
+        "settings": {n: peers[n][0] for n in names},
+        "fit_s": fit_s, "fit_cpu_s": fit_cpu_s, "predict_s": predict_s, "median_fit_s": med,
+        "median_fit_cpu_s": {n: median(v) for n, v in fit_cpu_s.items()},
+        "ratio_ltrbv_over_peer_cpu": {n: median(fit_cpu_s[names[0]]) / median(fit_cpu_s[n]) for n in names},
+        "median_predict_s": {n: median(v) for n, v in predict_s.items()},
+        "ratio_ltrbv_over_peer": {n: ours / med[n] for n in names},
+        "metrics": metrics,
+        "metrics_mean": {n: {k: float(np.mean([m[k] for m in metrics[n]])) for k in ("ndcg@10", "map")}
+                         for n in names},
+        "metrics_sd": {n: {k: float(np.std([m[k] for m in metrics[n]], ddof=1)) if repeats > 1 else None
+                           for k in ("ndcg@10", "map")} for n in names},
+        "leaves_per_tree": leaves,
+        "lightgbm_num_leaves_cap_reached": lgb_max >= LGB_NUM_LEAVES,
+        "note": "fit CPU = process CPU seconds over the fit call (all threads; OMP_WAIT_POLICY=PASSIVE keeps "
+                "idle OpenMP threads from spinning), less sensitive to the machine's other load than wall time; "
+                "repeat r uses seed r for every forest; each forest draws its own samples (ours: queries; sklearn: "
+                "bootstrap documents; XGBoost/LightGBM: 63% of the documents); fit time = the library's fit call on "
+                "the parsed train.txt (including its own binning / data structures); metrics: "
+                "ltrbv.evaluation.per_query_table(..., ['letor4']) averaged over the 156 test queries",
+    }
+
+
 # -- summary -----------------------------------------------------------------------------------------
 
 
@@ -714,11 +915,13 @@ def summary_rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                 r = b[key]
                 rows.append((label, f"{r['median_list_s']:.3f}", f"{r['median_point_s']:.3f}",
                              f"{r['ratio_list_over_point']:.1f}", "<= 10"))
-        c = b.get("c_list_reach_mslr")
-        if c:
-            for r in c["ladder"]:
-                t = f">{r['timeout_s']:.0f} (killed)" if r.get("timed_out") else f"{r['kernel_s']:.1f}"
-                rows.append((f"3c one RF-list tree, MSLR, subsample {r['subsample']}", t, "", "", ""))
+        for key, label in (("c_list_reach_mslr", "MSLR 6k q"), ("c_list_reach_mslr450k", "MSLR-450k")):
+            for r in b.get(key, {}).get("ladder", []):
+                if r.get("timed_out"):
+                    t = f">{r['timeout_s']:.0f} (killed)"
+                else:
+                    t = f"{r['kernel_s']:.1f}" + (f" ({r['leaves']} leaves, depth {r['depth']})" if "depth" in r else "")
+                rows.append((f"3c one RF-list tree, {label}, subsample {r['subsample']}", t, "", "", ""))
     b = results.get("4")
     if b:
         m = b["median_s"]
@@ -736,6 +939,19 @@ def summary_rows(results: dict) -> list[tuple[str, str, str, str, str]]:
         if r:
             rows.append(("6c hybrid-L6 vs point/tree, MSLR-450k, 0.63 (s)", f"{r['median_s']['hybrid']:.2f}",
                          f"{r['median_s']['point']:.2f}", f"{r['ratio_hybrid_over_point']:.2f}", "<= 2.0"))
+    b = results.get("7")
+    if b:
+        for name in b["settings"]:
+            m = b["metrics_mean"][name]
+            cpu = b.get("median_fit_cpu_s")
+            ours_name = next(iter(b["settings"]))
+            rows.append((f"7 {b['n_trees']} trees, MQ2008, {b['threads']} thr: {name} "
+                         "(fit s [CPU s] / NDCG@10 / MAP)",
+                         f"{b['median_fit_s'][ours_name]:.2f}" + (f" [{cpu[ours_name]:.2f}]" if cpu else ""),
+                         f"{b['median_fit_s'][name]:.2f}" + (f" [{cpu[name]:.2f}]" if cpu else "")
+                         + f" / {m['ndcg@10']:.4f} / {m['map']:.4f}",
+                         f"{b['ratio_ltrbv_over_peer'][name]:.2f}"
+                         + (f" [{b['ratio_ltrbv_over_peer_cpu'][name]:.2f}]" if cpu else ""), ""))
     b = results.get("5")
     if b:
         for name, r in b["memory"].items():
@@ -766,7 +982,7 @@ def print_summary(results: dict) -> None:
 
 # -- main --------------------------------------------------------------------------------------------
 
-BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5, "6": bench6}
+BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5, "6": bench6, "7": bench7}
 
 
 def meta() -> dict:
@@ -789,11 +1005,21 @@ def meta() -> dict:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="1,2,3,4,5", help="comma-separated benchmark numbers (default: 1-5; 6 = the listwise ratios alone)")
+    parser.add_argument("--only", default="1,2,3,4,5",
+                        help="comma-separated benchmark numbers (default: 1-5; 6 = the listwise ratios alone, "
+                             "7 = RF-point vs the sklearn / XGBoost / LightGBM forests)")
     parser.add_argument("--quick", action="store_true", help="smaller data and fewer trees")
     parser.add_argument("--repeats", type=int, default=None, help="override repeats / trees per measurement")
-    parser.add_argument("--parts", default="a,b,c",
-                        help="6: which ratios (a: MQ2008 list/point, b: MSLR 0.05 list/point, c: hybrid-L6/point)")
+    parser.add_argument("--parts", default=None,
+                        help="3: which parts (a, b, c = reach ladder, d = depth profile; default all); 6: which "
+                             "ratios (a: MQ2008 list/point, b: MSLR 0.05 list/point, c: hybrid-L6/point; default all)")
+    parser.add_argument("--ladder", default="0.05,0.1,0.2,0.3,0.4,0.5,0.63",
+                        help="3c: the subsamples of the reach ladder, in increasing order")
+    parser.add_argument("--threads", type=int, default=2, help="7: threads of every forest (default 2)")
+    parser.add_argument("--omp-wait-policy", default="PASSIVE",
+                        help="7: OMP_WAIT_POLICY set before XGBoost/LightGBM load their OpenMP runtime unless it is "
+                             "already in the environment (default PASSIVE; 'keep' leaves the runtime's default, "
+                             "ACTIVE spinning, which on a shared, oversubscribed machine slows them several-fold)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "ltrbv-bench-forest")
     parser.add_argument("--mq2008", type=Path, default=DEFAULT_MQ2008, help="folder with train.txt and test.txt")
@@ -814,7 +1040,7 @@ def main(argv=None) -> dict:
     selected = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(selected) - set(BENCHMARKS)
     if unknown:
-        parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from 1-6")
+        parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from 1-7")
     print(f"load average {load_average()}; cpus {os.cpu_count()}", flush=True)
     data_info = {}
     if set(selected) & {"1", "3", "4", "5", "6"}:
@@ -828,7 +1054,7 @@ def main(argv=None) -> dict:
         stored = {"benchmarks": {}}
     results = {}
     for key in selected:
-        if key in ("2",) and not (args.mq2008 / "train.txt").exists():
+        if key in ("2", "7") and not (args.mq2008 / "train.txt").exists():
             print(f"benchmark {key}: MQ2008 not found at {args.mq2008}; skipped", flush=True)
             continue
         print(f"\n== benchmark {key} ==", flush=True)

@@ -97,10 +97,11 @@ def _compare(args: argparse.Namespace) -> int:
     names = _names(_files(args), args.names)
     baseline = _baseline(args, names)
     _check_outputs(args)
-    if args.plot:
-        from .plot import require_matplotlib
-
-        require_matplotlib()
+    if args.plot:  # checked before any work
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError("the per-query difference plot needs matplotlib: pip install 'ltrbv[plots]'") from None
     qids, per_query = _systems(args, metrics, names)
     comparison = compare_per_query(per_query, qids=qids, baseline=baseline, correction=args.correction,
                                    level=args.level, n_resamples=args.resamples, n_permutations=args.permutations,
@@ -112,7 +113,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.latex:
         write_text(args.latex, latex(comparison, args.test))
     if args.plot:
-        from .plot import difference_plot
+        from ..figures.compare import difference_plot
 
         difference_plot(comparison, args.plot)  # matplotlib checked before any work
     if args.json:

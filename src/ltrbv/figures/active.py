@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..plots import plt, save_figure
+from . import plt, save_figure
 
 MEASURE_TITLES = {"err": "ERR", "dcg": "DCG"}
 METHOD_STYLES = {"passive": ("k", "o"), "active": ("C3", "s"), "active_uniD": ("C0", "^"), "active_uniC": ("C2", "v")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from .plots import save_figure  # also selects the Agg backend
+from . import save_figure  # also selects the Agg backend
 
 
 def plot_bag_size(table: pd.DataFrame, outputs) -> None:

@@ -6,23 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def require_matplotlib():
-    """matplotlib.pyplot on the Agg backend, or a ValueError saying which extra installs it."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ValueError("the per-query difference plot needs matplotlib: pip install 'ltrbv[plots]'") from None
-    return plt
-
-
 def difference_plot(comparison, path) -> Path:
     """Write the plot to ``path`` (PNG, written atomically); rows: systems compared, columns: metrics."""
-    from ..io import atomic_path
+    import matplotlib.pyplot as plt  # the package's __init__ has selected the Agg backend
 
-    plt = require_matplotlib()
+    from ..io import atomic_path
 
     systems = [s for s in comparison.systems if s != comparison.baseline]
     metrics = comparison.metrics

@@ -1,17 +1,11 @@
-"""Figures (matplotlib, no display needed)."""
+"""The performance figure: the configured metric per fold and learner."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-matplotlib.rcParams["svg.hashsalt"] = "ltrbv"  # stable element ids: the same table gives the same SVG
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from .io import atomic_path  # noqa: E402
+from . import plt, save_figure
 
 
 def plot_performance(table: pd.DataFrame, metric: str, convention: str | None, outputs) -> None:
@@ -42,12 +36,3 @@ def plot_performance(table: pd.DataFrame, metric: str, convention: str | None, o
     ax.legend(fontsize="small", frameon=False)
     fig.tight_layout()
     save_figure(fig, outputs)
-
-
-def save_figure(fig, outputs) -> None:
-    """Write a figure to each path (format from the suffix) atomically, without a date, then close it."""
-    for path in outputs:
-        with atomic_path(path) as tmp:
-            fmt = str(path).rsplit(".", 1)[-1]
-            fig.savefig(tmp, format=fmt, dpi=150, metadata={"Date": None} if fmt in ("svg", "pdf") else None)
-    plt.close(fig)

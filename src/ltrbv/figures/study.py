@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..plots import plt, save_figure
-from .tables import SCHEME_LABELS
+from ..study.tables import SCHEME_LABELS
+from . import plt, save_figure
 
 _MARKERS = {"bootstrap": "o", "twofold": "s"}
 

@@ -15,6 +15,7 @@ from .command import CommandLearner
 from .lambdamart import LambdaMART
 from .lightgbm_ranker import LightGBMRanker
 from .python_callable import PythonLearner
+from .ranking_svm import RankingSVM
 from .stopping import StoppingRule
 
 LEARNER_KINDS = {
@@ -23,6 +24,7 @@ LEARNER_KINDS = {
     "random_forest": RankingForest,
     "command": CommandLearner,
     "python": PythonLearner,
+    "ranking-svm": RankingSVM,
 }
 
 

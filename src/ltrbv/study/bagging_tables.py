@@ -1,4 +1,4 @@
-"""The variance-across-trials experiment and the metrics of Ganjisaffar et al. (2011), Tables 4 and 5.
+"""The tables of Ganjisaffar et al. (2011): Table 4 (performance) and Table 5 (variance across trials).
 
 §4.2 (Table 5): "We randomly select 10 samples from the training data of Fold1
 [...]. Each sample contains a random selection of 67% of the training queries in
@@ -8,11 +8,7 @@ variance across the trials of each test metric are reported, and the change of
 variance of BL-MART with overfitting against LambdaMART with randomisation
 ("NDCG@1: -67.3%", ...).
 
-* Trial ``t``'s training queries: :func:`trial_queries`, ``round(0.67 * n)``
-  queries drawn without replacement with the seed
-  ``derive_seed(config seed, dataset, fold, "trial", t)``: the same for every
-  learner (the learners are compared on the same samples), different across
-  trials, reproducible.
+* Trial ``t``'s training queries: :func:`ltrbv.study.training_sets.trial_queries`.
 * Variance: the sample variance across trials (``ddof=1``).
 * Variance change: ``100 * (var(learner) - var(baseline)) / var(baseline)``;
   negative is a reduction (the paper's sign).
@@ -31,23 +27,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .bagging import sample_queries
-from .data.ranking_data import RankingData
-from .metrics import evaluate
-from .seeding import derive_seed
+from ..data.ranking_data import RankingData
+from ..metrics import evaluate
 
 #: the metrics of Tables 4 and 5 (NDCG@5 only in Table 4)
 TABLE_METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "mean_ndcg", "map")
 MEAN_NDCG_DEPTH = 10
-
-
-def trial_seed(base_seed: int, dataset: str, fold: str, trial: int | str) -> int:
-    return derive_seed(base_seed, dataset, fold, "trial", int(trial))
-
-
-def trial_queries(n_queries: int, fraction: float, base_seed: int, dataset: str, fold: str, trial: int | str) -> np.ndarray:
-    """Query numbers of trial ``trial``'s training sample (sorted, without replacement)."""
-    return sample_queries(n_queries, fraction, trial_seed(base_seed, dataset, fold, trial))
 
 
 def mean_ndcg(scores, labels, query_offsets, convention: str, depth: int = MEAN_NDCG_DEPTH) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Many training sets from one fold's training queries (Ibrahim 2021, §5.2.1 and §5.2.2).
+"""Training sets: samples of one fold's training queries, for the bias-variance study (Ibrahim 2021,
+§5.2.1 and §5.2.2) and the variance trials of Ganjisaffar et al. (2011, §4.2).
 
 * **bootstrap** (§5.2.1): replicate ``i`` is a random ``fraction`` (63%) of the training queries drawn
   without replacement ("tantamount to bootstrapping without replacement"), independently per replicate;
@@ -8,6 +9,10 @@
 Sampling is at query level, so all documents of a query go together.  Every set derives from the
 config seed, the dataset, the fold, the scheme and the replicate number, and is shared by every
 learner and sweep setting (the learners are compared on the same training sets).
+
+* **trials** (Ganjisaffar et al. §4.2, Table 5): trial ``t``'s training queries are ``round(0.67 * n)``
+  queries drawn without replacement with the seed ``derive_seed(config seed, dataset, fold, "trial", t)``:
+  the same for every learner, different across trials, reproducible.
 """
 
 from __future__ import annotations
@@ -16,10 +21,19 @@ import re
 
 import numpy as np
 
-from .bagging import sample_queries
-from .seeding import derive_seed
+from ..bagging import sample_queries
+from ..seeding import derive_seed
 
 _TWOFOLD = re.compile(r"^(\d+)([ab])$")
+
+
+def trial_seed(base_seed: int, dataset: str, fold: str, trial: int | str) -> int:
+    return derive_seed(base_seed, dataset, fold, "trial", int(trial))
+
+
+def trial_queries(n_queries: int, fraction: float, base_seed: int, dataset: str, fold: str, trial: int | str) -> np.ndarray:
+    """Query numbers of trial ``trial``'s training sample (sorted, without replacement)."""
+    return sample_queries(n_queries, fraction, trial_seed(base_seed, dataset, fold, trial))
 
 
 def bootstrap_queries(n_queries: int, fraction: float, base_seed: int, dataset: str, fold: str, replicate: int) -> np.ndarray:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.ranking_data import RankingData
-from .diagnostics import strength_curve
+from ..forest.diagnostics import strength_curve
 
 COLUMNS = ["expansion", "split", "mean_ndcg", "n_trees_active"]
 

@@ -1,8 +1,9 @@
-"""File grid of the active-evaluation rules (rules/active.smk): which jobs exist for a config."""
+"""The job grid of active evaluation (Sawade et al. 2013; rules/active.smk): which jobs exist for a config."""
 
 from __future__ import annotations
 
-from .models import model_problems
+from ..active.models import model_problems
+from . import paths
 
 
 def settings(config: dict) -> dict | None:
@@ -24,7 +25,7 @@ def partitions(config: dict, dataset: str) -> list[str]:
 
 def partition_files(config: dict, dataset: str) -> dict:
     """``{fold: parsed test split}``: each fold's test split is one partition (all folds, for the pool)."""
-    return {fold: f"results/{dataset}/parsed/{fold}/test.npz" for fold in config["datasets"][dataset]["folds"]}
+    return {fold: paths.parsed(dataset, fold, "test") for fold in config["datasets"][dataset]["folds"]}
 
 
 def n_labels(config: dict, dataset: str) -> int:
@@ -40,8 +41,27 @@ def experiment_models(config: dict, experiment: str) -> list[str]:
 
 
 def model_files(config: dict, dataset: str, experiment: str, partition: str) -> dict:
-    return {name: f"results/{dataset}/active/models/{partition}/{name}.npz"
+    return {name: paths.ACTIVE_MODEL.format(dataset=dataset, partition=partition, model=name)
             for name in experiment_models(config, experiment)}
+
+
+def simulation_tables(config: dict, dataset: str, experiment: str) -> list[str]:
+    return [paths.ACTIVE_SIMULATION.format(dataset=dataset, experiment=experiment, partition=partition, ext="csv")
+            for partition in partitions(config, dataset)]
+
+
+def experiment_tables(config: dict, dataset: str) -> dict[str, str]:
+    """``{experiment: its table}`` of a dataset."""
+    return {experiment: paths.ACTIVE_TABLE.format(dataset=dataset, name=experiment, ext="csv")
+            for experiment in settings(config)["experiments"]}
+
+
+def heatmap_inputs(config: dict, dataset: str) -> dict:
+    """The first partition's sampling distributions and the table of the heat map's experiment (rule active_sampling)."""
+    experiment = settings(config)["heatmap"]["experiment"]
+    return {"distributions": paths.ACTIVE_SIMULATION.format(dataset=dataset, experiment=experiment,
+                                                            partition=partitions(config, dataset)[0], ext="npz"),
+            "table": paths.ACTIVE_TABLE.format(dataset=dataset, name=experiment, ext="csv")}
 
 
 def problems(config: dict) -> list[str]:
@@ -87,10 +107,10 @@ def targets(config: dict) -> list[str]:
         return []
     out = []
     for dataset in config["run"]["datasets"]:
-        base = f"results/{dataset}/active"
-        for experiment in section["experiments"]:
-            out += [f"{base}/tables/{experiment}.csv", f"{base}/figures/{experiment}.png",
-                    f"{base}/figures/{experiment}.svg"]
-        out += [f"{base}/tables/savings.csv", f"{base}/tables/savings.md",
-                f"{base}/figures/sampling_distribution.png", f"{base}/figures/sampling_distribution.svg"]
+        for name in section["experiments"]:
+            out += [paths.ACTIVE_TABLE.format(dataset=dataset, name=name, ext="csv"),
+                    *(paths.ACTIVE_FIGURE.format(dataset=dataset, name=name, ext=ext) for ext in ("png", "svg"))]
+        out += [paths.ACTIVE_TABLE.format(dataset=dataset, name="savings", ext=ext) for ext in ("csv", "md")]
+        out += [paths.ACTIVE_FIGURE.format(dataset=dataset, name="sampling_distribution", ext=ext)
+                for ext in ("png", "svg")]
     return out

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 from ..biasvar.listwise import check_listwise_metric
 from ..learners import LEARNER_KINDS
-from .grid import BAG_KIND, RESULTS, bag_learners, bag_spec
+from ..learners.bag import BAG_KIND, bag_spec
+from . import paths
+from .core_grid import bag_learners
 from .validation import sweep_problems
 
 SCHEMES = ("bootstrap", "twofold")
@@ -118,21 +120,37 @@ def study_runs(config: dict, dataset: str) -> list[tuple[str, str, str, str]]:
     return unique
 
 
-def prediction_dir(dataset: str, learner: str, fold: str, setting: str, scheme: str, replicate: str) -> str:
-    return f"{RESULTS}/{dataset}/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}"
-
-
 def replicate_score_files(config: dict, dataset: str, learner: str, fold: str, setting: str, scheme: str) -> list[str]:
-    return [f"{prediction_dir(dataset, learner, fold, setting, scheme, r)}/test.scores"
+    """The test prediction files of one run's models, in replicate order (1..B, or 1a 1b .. Ja Jb)."""
+    return [paths.STUDY_PREDICTION.format(dataset=dataset, learner=learner, fold=fold, setting=setting, scheme=scheme,
+                                          replicate=r, file="test.scores")
             for r in replicates(config, scheme)]
 
 
 def reduced_file(dataset: str, learner: str, fold: str, setting: str, scheme: str, suffix: str = "json") -> str:
-    return f"{RESULTS}/{dataset}/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.{suffix}"
+    return paths.STUDY_REDUCED.format(dataset=dataset, learner=learner, fold=fold, setting=setting, scheme=scheme,
+                                      ext=suffix)
 
 
 def reduced_files(config: dict, dataset: str, suffix: str = "json") -> list[str]:
     return [reduced_file(dataset, *run, suffix=suffix) for run in study_runs(config, dataset)]
+
+
+def sweep_value(config: dict, setting: str):
+    """The swept value of a setting (None for ``base``): the config's number, never re-read from the file name."""
+    if setting == BASE_SETTING:
+        return None
+    text = setting.partition("=")[2]
+    return next(v for v in settings(config)["sweep"]["values"] if format_value(v) == text)
+
+
+def reduced_runs(config: dict, dataset: str) -> list[dict]:
+    """Every reduced run of the study with its keys, its swept value and its two files (rule biasvar_tables)."""
+    return [{"learner": learner, "fold": fold, "setting": setting, "scheme": scheme,
+             "value": sweep_value(config, setting),
+             "summary": reduced_file(dataset, learner, fold, setting, scheme, "json"),
+             "per_query": reduced_file(dataset, learner, fold, setting, scheme, "csv")}
+            for learner, fold, setting, scheme in study_runs(config, dataset)]
 
 
 def learner_spec(config: dict, learner: str, setting: str) -> dict:
@@ -145,9 +163,9 @@ def learner_spec(config: dict, learner: str, setting: str) -> dict:
     params = dict(entry.get("params", {}))
     spec = {"name": learner, "kind": entry["kind"], "setting": setting, "sweep": None}
     if setting != BASE_SETTING:
-        param, _, text = setting.partition("=")
+        param = setting.partition("=")[0]
         sweep = settings(config)["sweep"]
-        value = next(v for v in sweep["values"] if format_value(v) == text)
+        value = sweep_value(config, setting)
         spec["sweep"] = {"param": param, "value": value,
                          "relative_to_original": param == "subsample" and sweep.get("relative_to", "original") == "original"}
         params[param] = value
@@ -178,13 +196,27 @@ def targets(config: dict) -> list[str]:
         return []
     files = []
     for dataset in study_datasets(config):
-        base = f"{RESULTS}/{dataset}"
         files += reduced_files(config, dataset)
-        files += [f"{base}/tables/biasvar_sweep.csv", f"{base}/tables/biasvar_trends.csv", f"{base}/tables/biasvar_comparison.csv",
-                  f"{base}/tables/biasvar_comparison.md", f"{base}/tables/zhang.csv", f"{base}/tables/zhang.md",
-                  f"{base}/tables/significance.csv", f"{base}/tables/significance.md", f"{base}/summary.md"]
-        files += [f"{base}/figures/{name}.{ext}" for name in figure_names() for ext in ("png", "svg")]
+        files += [paths.table(name, ext, dataset) for name, ext in TABLES]
+        files += [paths.SUMMARY.format(dataset=dataset)]
+        files += [path for name in figure_names() for path in paths.figures(name, dataset)]
     return files
+
+
+#: the study's tables (name, extension)
+TABLES = (("biasvar_sweep", "csv"), ("biasvar_trends", "csv"), ("biasvar_comparison", "csv"),
+          ("biasvar_comparison", "md"), ("zhang", "csv"), ("zhang", "md"), ("significance", "csv"),
+          ("significance", "md"))
+
+
+def zhang_inputs(config: dict, dataset: str) -> dict:
+    """``{"scores": {learner: {fold: test prediction file}}, "data": {fold: parsed test split}}`` of rule zhang_table
+    (the run's learners, its first seed)."""
+    run = paths.seed_run(config["run"]["seeds"][0])
+    folds = config["datasets"][dataset]["folds"]
+    return {"scores": {learner: {fold: paths.prediction(dataset, learner, fold, run) for fold in folds}
+                       for learner in config["run"]["learners"]},
+            "data": {fold: paths.parsed(dataset, fold, "test") for fold in folds}}
 
 
 def problems(config: dict) -> list[str]:

@@ -17,13 +17,10 @@ One ``tree_strength`` job per (dataset, learner) writes
 
 from __future__ import annotations
 
-from .grid import RESULTS, _sorted
+from ..learners.bag import sorted_dict
+from . import paths
 
 FOREST_KIND = "random_forest"
-
-#: defaults of ``diagnostics.tree_strength`` (the schema fills in the same ones)
-TREE_STRENGTH_DEFAULTS = {"enabled": True, "datasets": None, "learners": ["rf-point", "rf-list"], "n_trees": 20,
-                          "fold": None, "max_expansions": None}
 
 
 def tree_strength_datasets(config: dict) -> list[str]:
@@ -36,14 +33,11 @@ def tree_strength_datasets(config: dict) -> list[str]:
 
 
 def tree_strength_settings(config: dict) -> dict | None:
-    """The tree-strength diagnostic with defaults filled in, or None when absent or ``enabled: false``."""
+    """The tree-strength diagnostic (defaults filled in by the schema), or None when absent or ``enabled: false``."""
     section = (config.get("diagnostics") or {}).get("tree_strength")
-    if not section:
+    if not section or not section["enabled"]:
         return None
-    settings = {**TREE_STRENGTH_DEFAULTS, **section}
-    if not settings["enabled"]:
-        return None
-    return settings
+    return section
 
 
 def tree_strength_fold(config: dict, dataset: str) -> str:
@@ -53,21 +47,23 @@ def tree_strength_fold(config: dict, dataset: str) -> str:
 
 def tree_strength_input(config: dict, dataset: str, split: str) -> str:
     """The parsed split of the fold whose training set grows the trees."""
-    return f"{RESULTS}/{dataset}/parsed/{tree_strength_fold(config, dataset)}/{split}.npz"
+    return paths.parsed(dataset, tree_strength_fold(config, dataset), split)
 
 
 def tree_strength_params(config: dict, learner: str) -> dict:
     """A learner's forest parameters, key-sorted (Snakemake compares params by repr)."""
-    return _sorted(dict(config["learners"][learner].get("params", {})))
+    return sorted_dict(dict(config["learners"][learner].get("params", {})))
 
 
-def tree_strength_file(dataset: str, learner: str) -> str:
-    return f"{RESULTS}/{dataset}/diagnostics/tree_strength/{learner}.csv"
-
-
-def tree_strength_files(config: dict, dataset: str) -> list[str]:
+def tree_strength_files(config: dict, dataset: str) -> dict[str, str]:
+    """``{learner: table}`` of a dataset's tree-strength jobs."""
     settings = tree_strength_settings(config)
-    return [tree_strength_file(dataset, learner) for learner in settings["learners"]] if settings else []
+    return {learner: paths.TREE_STRENGTH.format(dataset=dataset, learner=learner)
+            for learner in settings["learners"]} if settings else {}
+
+
+def settings(config: dict) -> dict | None:
+    return tree_strength_settings(config)
 
 
 def targets(config: dict) -> list[str]:
@@ -76,8 +72,8 @@ def targets(config: dict) -> list[str]:
         return []
     files = []
     for dataset in tree_strength_datasets(config):
-        files += tree_strength_files(config, dataset)
-        files += [f"{RESULTS}/{dataset}/figures/tree_strength.{ext}" for ext in ("png", "svg")]
+        files += list(tree_strength_files(config, dataset).values())
+        files += paths.figures("tree_strength", dataset)
     return files
 
 
@@ -88,9 +84,7 @@ def problems(config: dict) -> list[str]:
         return []
     key = "diagnostics.tree_strength"
     found = []
-    learners = settings["learners"]
-    if not learners:
-        found.append(f"{key}.learners is empty: name at least one learner of kind {FOREST_KIND!r}")
+    learners = settings["learners"]  # the schema refuses an empty list, a name given twice, n_trees < 1 ...
     known = config.get("learners", {})
     for name in learners:
         if name not in known:
@@ -98,14 +92,6 @@ def problems(config: dict) -> list[str]:
         elif known[name].get("kind") != FOREST_KIND:
             found.append(f"{key}.learners: {name!r} is of kind {known[name].get('kind')!r}; the progressive "
                          f"strength of trees needs a learner of kind {FOREST_KIND!r}")
-    if len(set(learners)) != len(learners):
-        found.append(f"{key}.learners names a learner twice: {learners}")
-    n_trees = settings["n_trees"]
-    if isinstance(n_trees, bool) or not isinstance(n_trees, int) or n_trees < 1:
-        found.append(f"{key}.n_trees must be a positive integer, got {n_trees!r}")
-    cap = settings["max_expansions"]
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-        found.append(f"{key}.max_expansions must be null or a positive integer, got {cap!r}")
     fold = settings["fold"]
     for dataset in config.get("run", {}).get("datasets", []):
         folds = config.get("datasets", {}).get(dataset, {}).get("folds", [])

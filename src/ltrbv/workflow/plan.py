@@ -1,6 +1,6 @@
 """``ltrbv plan``: the job grid of a config (a Snakemake dry run) and its cost in core-hours.
 
-1. The config files are merged over the default ``config/config.yaml`` as Snakemake merges them.
+1. The config files are merged as Snakemake merges them (no file: the demo, ``config/demo.yaml``).
    With ``placeholders``, every real dataset of the run whose files are absent gets tiny placeholder
    folds (valid LETOR lines) in a scratch folder, so that the full grid of a paper-scale config can
    be listed on a machine without the data.
@@ -24,6 +24,7 @@ import pandas as pd
 import yaml
 from snakemake.utils import update_config
 
+from . import paths
 from .datasets import SPLITS, raw_file
 from .dryrun import Job, job_counts, parse_jobs
 
@@ -38,9 +39,13 @@ def merge(base: dict, update: dict) -> dict:
     return out
 
 
+DEMO_CONFIG = REPO / "config" / "demo.yaml"
+
+
 def merged_config(configfiles: list[str]) -> dict:
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    for path in configfiles:
+    """The config the workflow sees: the files merged in order, or the demo when there is none."""
+    config = {}
+    for path in configfiles or [DEMO_CONFIG]:
         config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
     return config
 
@@ -76,7 +81,7 @@ def dry_run(configfiles: list[str], placeholders: bool = False, targets: tuple[s
     """(jobs, counts per rule, output) of ``snakemake --dry-run`` for the config files, in a scratch folder."""
     with tempfile.TemporaryDirectory(prefix="ltrbv-plan-") as scratch:
         scratch = Path(scratch)
-        files = [str(Path(p).resolve()) for p in configfiles]
+        files = [str(Path(p).resolve()) for p in configfiles] or [str(DEMO_CONFIG)]
         if placeholders:
             overrides = placeholder_overrides(merged_config(files), scratch)
             if overrides:
@@ -160,12 +165,14 @@ def calibration_targets(jobs: list[Job]) -> list[str]:
         if key in seen:
             continue
         seen.add(key)
-        w = dict(job.wildcards)
-        if job.rule == "train_model":
-            targets.append(f"results/{w['dataset']}/predictions/{w['learner']}/{w['fold']}/seed{w['seed']}/test.scores")
-        elif job.rule == "train_biasvar":
-            targets.append(f"results/{w['dataset']}/biasvar/predictions/{w['learner']}/{w['fold']}/{w['setting']}/"
-                           f"{w['scheme']}/rep{w['replicate']}/test.scores")
-        elif job.rule == "bag_submodel":
-            targets.append(f"results/{w['dataset']}/bags/{w['learner']}/{w['fold']}/{w['run']}/sub{w['k']}/test.scores")
+        if job.rule in CALIBRATION_TARGETS:
+            targets.append(paths.fill(CALIBRATION_TARGETS[job.rule], **dict(job.wildcards)))
     return targets
+
+
+#: the test prediction file of a training rule's job, filled with the job's wildcards
+CALIBRATION_TARGETS = {
+    "train_model": paths.fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
+    "train_biasvar": paths.fill(paths.STUDY_PREDICTION, file="test.scores"),
+    "bag_submodel": paths.fill(paths.SUBMODEL, file="test.scores"),
+}

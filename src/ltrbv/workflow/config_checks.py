@@ -1,0 +1,70 @@
+"""``check_config``: the one check of a config, run once at parse time, before any job.
+
+In order, stopping at the first stage that finds a problem (later stages assume the earlier ones
+passed): the config files themselves (valid YAML, no key given twice); the JSON schemas, which also
+fill in every default; metric names in their canonical spelling; the core run's cross-checks; the
+raw data and parsed caches; every optional section's cross-checks.  Each message names its key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .metric_names import canonical_config_metrics
+from .sections import SECTIONS
+from .validation import config_file_problems
+
+SCHEMA_DIR = Path(__file__).resolve().parents[3] / "config" / "schema"
+MAIN_SCHEMA = "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    """A config the workflow refuses; the message lists every problem found at the failing stage."""
+
+    def __init__(self, heading: str, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__(heading + ":\n  " + "\n  ".join(self.problems))
+
+
+def _explicit_experiments(config: dict) -> None:
+    """``experiments.<name>: true`` means the defaults: an empty object the schema fills in."""
+    for name, value in (config.get("experiments") or {}).items():
+        if value is True:
+            config["experiments"][name] = {}
+
+
+def fill_defaults(config: dict, schema_dir: Path = SCHEMA_DIR) -> dict:
+    """Validate ``config`` against the schemas (snakemake.utils.validate), which fill in every default."""
+    from snakemake.utils import validate
+
+    _explicit_experiments(config)
+    validate(config, schema=str(schema_dir / MAIN_SCHEMA))
+    for section in SECTIONS:
+        if section.schema and section.key in config:
+            validate(config[section.key], schema=str(schema_dir / section.schema))
+    return config
+
+
+def check_config(config: dict, config_files=(), schema_dir: Path = SCHEMA_DIR) -> dict:
+    """Refuse a bad config (ConfigError) or return it with defaults filled in and metric names canonical."""
+    file_problems = [problem for path in config_files for problem in config_file_problems(path)]
+    if file_problems:
+        raise ConfigError("invalid config file", file_problems)
+    fill_defaults(config, schema_dir)
+    try:
+        canonical_config_metrics(config)
+    except ValueError as error:
+        raise ConfigError("invalid config", [str(error)]) from None
+    core, *optional = SECTIONS
+    problems = core.problems(config)
+    if problems:
+        raise ConfigError("invalid config", problems)
+    from .core_grid import data_problems
+
+    problems = data_problems(config)
+    if problems:
+        raise ConfigError("missing or damaged data", problems)
+    problems = [problem for section in optional for problem in section.problems(config)]
+    if problems:
+        raise ConfigError("invalid config", problems)
+    return config

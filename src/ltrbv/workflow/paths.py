@@ -1,0 +1,151 @@
+"""Every file the workflow writes, as one named template each (the one place a results path is spelled).
+
+Templates use Snakemake's wildcard syntax.  Rules take their ``output:`` from here, job grids fill the
+templates with :func:`fill` (Snakemake's ``expand`` of one combination), and scripts never build or
+parse a path: they read ``snakemake.input``/``output``/``params`` by name.
+
+A prediction folder's ``{run}`` is a training run of one fold: ``seed<n>`` (the whole training set,
+replicate n) or ``trial<t>`` (the variance experiment's sample t); :data:`SEED_RUN` and
+:data:`TRIAL_RUN` spell them and :func:`run_seed_keys` is the one place a run name is read back.
+"""
+
+from __future__ import annotations
+
+import string
+
+RESULTS = "results"
+_DATASET = RESULTS + "/{dataset}"
+
+# -- data -----------------------------------------------------------------------------------------
+#: a synthetic dataset's generated LETOR text (rule synthetic_folds)
+SYNTHETIC_RAW = _DATASET + "/raw/{fold}/{split}.txt"
+#: the binary cache of one split of one fold (rule parse_split)
+PARSED = _DATASET + "/parsed/{fold}/{split}.npz"
+
+# -- core run: predictions and metrics -------------------------------------------------------------
+SEED_RUN = "seed{seed}"
+TRIAL_RUN = "trial{trial}"
+#: a training run's files: ``test.scores``, ``vali.scores``, ``meta.json``
+PREDICTION = _DATASET + "/predictions/{learner}/{fold}/{run}/{file}"
+#: per-query metrics of one prediction file (rule evaluate)
+METRICS = _DATASET + "/metrics/{learner}/{fold}/seed{seed}.csv"
+#: one table (``{name}.{ext}``) or figure of a dataset
+TABLE = _DATASET + "/tables/{name}.{ext}"
+FIGURE = _DATASET + "/figures/{name}.{ext}"
+#: each paper claim next to what the run measured (rule biasvar_summary)
+SUMMARY = _DATASET + "/summary.md"
+
+# -- bagging experiments (Ganjisaffar et al. 2011) ------------------------------------------------
+#: sub-model k of a bag in one training run
+SUBMODEL = _DATASET + "/bags/{learner}/{fold}/{run}/sub{k}/{file}"
+#: the training queries of one variance trial
+TRIAL_QUERIES = _DATASET + "/trials/{fold}/trial{trial}.json"
+
+# -- bias-variance study --------------------------------------------------------------------------
+STUDY_SAMPLE = _DATASET + "/biasvar/samples/{fold}/{scheme}/rep{replicate}.json"
+STUDY_PREDICTION = _DATASET + "/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}/{file}"
+STUDY_REDUCED = _DATASET + "/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.{ext}"
+
+# -- diagnostics ----------------------------------------------------------------------------------
+TREE_STRENGTH = _DATASET + "/diagnostics/tree_strength/{learner}.csv"
+
+# -- active evaluation ----------------------------------------------------------------------------
+ACTIVE_MODEL = _DATASET + "/active/models/{partition}/{model}.npz"
+ACTIVE_SIMULATION = _DATASET + "/active/simulations/{experiment}/{partition}.{ext}"
+ACTIVE_TABLE = _DATASET + "/active/tables/{name}.{ext}"
+ACTIVE_FIGURE = _DATASET + "/active/figures/{name}.{ext}"
+
+# -- report ---------------------------------------------------------------------------------------
+REPORT_PAGE = _DATASET + "/report/{page}.html"
+#: the report's first page (rule report_landing)
+REPORT_LANDING = RESULTS + "/report/index.rst"
+
+# -- per-job records ------------------------------------------------------------------------------
+#: ``{job}``: the rule's name and the wildcards that tell its jobs apart, e.g. ``evaluate/{learner}/{fold}/seed{seed}``
+LOG = _DATASET + "/logs/{job}.log"
+BENCHMARK = _DATASET + "/benchmarks/{job}.tsv"
+#: rules of the whole run (not of one dataset)
+RUN_LOG = RESULTS + "/logs/{job}.log"
+RUN_BENCHMARK = RESULTS + "/benchmarks/{job}.tsv"
+
+
+class _Partial(dict):
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+def fill(template: str, **values) -> str:
+    """``template`` with the named wildcards replaced; every other wildcard stays, e.g.
+    ``fill(PREDICTION, run=SEED_RUN, file="test.scores")`` is the train_model output template."""
+    return string.Formatter().vformat(template, (), _Partial({key: str(value) for key, value in values.items()}))
+
+
+def wildcards(template: str) -> list[str]:
+    """The wildcards a template still holds."""
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+def log(job: str) -> str:
+    return fill(LOG, job=job)
+
+
+def benchmark(job: str) -> str:
+    return fill(BENCHMARK, job=job)
+
+
+def seed_run(seed) -> str:
+    return SEED_RUN.format(seed=seed)
+
+
+def trial_run(trial) -> str:
+    return TRIAL_RUN.format(trial=trial)
+
+
+def run_seed_keys(run: str) -> tuple:
+    """The seed keys of a training run, as the core run's rules use them: ``seed3`` -> ("3",) (train_model's
+    ``{seed}``); ``trial2`` -> ("trial2",)."""
+    prefix = SEED_RUN.partition("{")[0]
+    return (run[len(prefix):],) if run.startswith(prefix) else (run,)
+
+
+def run_replicate(run: str) -> int | None:
+    """The replicate number of a ``seed<n>`` run (n), None for a trial."""
+    prefix = SEED_RUN.partition("{")[0]
+    return int(run[len(prefix):]) if run.startswith(prefix) else None
+
+
+def table(name: str, ext: str, dataset: str = "{dataset}") -> str:
+    return TABLE.format(dataset=dataset, name=name, ext=ext)
+
+
+def figure(name: str, ext: str, dataset: str = "{dataset}") -> str:
+    return FIGURE.format(dataset=dataset, name=name, ext=ext)
+
+
+def figures(name: str, dataset: str = "{dataset}") -> list[str]:
+    """A figure's PNG and SVG."""
+    return [figure(name, ext, dataset) for ext in ("png", "svg")]
+
+
+def prediction(dataset: str, learner: str, fold: str, run: str, file: str = "test.scores") -> str:
+    return PREDICTION.format(dataset=dataset, learner=learner, fold=fold, run=run, file=file)
+
+
+def parsed(dataset: str, fold: str, split: str) -> str:
+    return PARSED.format(dataset=dataset, fold=fold, split=split)
+
+
+def flat(nested) -> list[str]:
+    """Every path in a nested dict (or list) of paths, in order: the input list of a rule whose script
+    reads the same paths by name from a param."""
+    if isinstance(nested, dict):
+        return [path for value in nested.values() for path in flat(value)]
+    if isinstance(nested, (list, tuple)):
+        return [path for value in nested for path in flat(value)]
+    return [nested]
+
+
+def dataset_of(target: str) -> str | None:
+    """The dataset folder a target lies in (``results/<dataset>/...``), or None for a run-wide file."""
+    parts = str(target).split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == RESULTS else None
