@@ -32,8 +32,8 @@ rule active_train:
         benchmark("active_train/{partition}/{model}")
     threads: lambda w: _ACTIVE["models"][w.model].get("threads", 1)
     resources:
-        mem_mb=rule_resources("active_train", "mem_mb", 2000),
-        runtime=rule_resources("active_train", "runtime", 60),
+        mem_mb=rule_resources("active_train", "mem_mb"),
+        runtime=rule_resources("active_train", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -62,8 +62,8 @@ rule active_simulate:
         benchmark("active_simulate/{experiment}/{partition}")
     threads: 1
     resources:
-        mem_mb=rule_resources("active_simulate", "mem_mb", 2000),
-        runtime=rule_resources("active_simulate", "runtime", 30),
+        mem_mb=rule_resources("active_simulate", "mem_mb"),
+        runtime=rule_resources("active_simulate", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -89,8 +89,8 @@ rule active_aggregate:
         benchmark("active_aggregate/{experiment}")
     threads: 1
     resources:
-        mem_mb=rule_resources("active_aggregate", "mem_mb", 1000),
-        runtime=rule_resources("active_aggregate", "runtime", 10),
+        mem_mb=rule_resources("active_aggregate", "mem_mb"),
+        runtime=rule_resources("active_aggregate", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -113,8 +113,8 @@ rule active_savings:
         benchmark("active_savings")
     threads: 1
     resources:
-        mem_mb=rule_resources("active_savings", "mem_mb", 1000),
-        runtime=rule_resources("active_savings", "runtime", 10),
+        mem_mb=rule_resources("active_savings", "mem_mb"),
+        runtime=rule_resources("active_savings", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -138,8 +138,8 @@ rule active_sampling:
         benchmark("active_sampling")
     threads: 1
     resources:
-        mem_mb=rule_resources("active_sampling", "mem_mb", 1000),
-        runtime=rule_resources("active_sampling", "runtime", 10),
+        mem_mb=rule_resources("active_sampling", "mem_mb"),
+        runtime=rule_resources("active_sampling", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -65,8 +65,8 @@ rule combine_bag:
         benchmark("combine_bag/{learner}/{fold}/{run}")
     threads: 1
     resources:
-        mem_mb=rule_resources("combine_bag", "mem_mb", 2000),
-        runtime=rule_resources("combine_bag", "runtime", 10),
+        mem_mb=rule_resources("combine_bag", "mem_mb"),
+        runtime=rule_resources("combine_bag", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -31,8 +31,8 @@ rule biasvar_sample:
         benchmark("biasvar_sample/{fold}/{scheme}/rep{replicate}")
     threads: 1
     resources:
-        mem_mb=rule_resources("biasvar_sample", "mem_mb", 1000),
-        runtime=rule_resources("biasvar_sample", "runtime", 10),
+        mem_mb=rule_resources("biasvar_sample", "mem_mb"),
+        runtime=rule_resources("biasvar_sample", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -96,8 +96,8 @@ rule reduce_biasvar:
         benchmark("reduce_biasvar/{learner}/{fold}/{setting}/{scheme}")
     threads: 1
     resources:
-        mem_mb=rule_resources("reduce_biasvar", "mem_mb", 2000),
-        runtime=rule_resources("reduce_biasvar", "runtime", 20),
+        mem_mb=rule_resources("reduce_biasvar", "mem_mb"),
+        runtime=rule_resources("reduce_biasvar", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -126,8 +126,8 @@ rule biasvar_tables:
         benchmark("biasvar_tables")
     threads: 1
     resources:
-        mem_mb=rule_resources("biasvar_tables", "mem_mb", 1000),
-        runtime=rule_resources("biasvar_tables", "runtime", 10),
+        mem_mb=rule_resources("biasvar_tables", "mem_mb"),
+        runtime=rule_resources("biasvar_tables", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -158,8 +158,8 @@ rule plot_biasvar:
         benchmark("plot_biasvar")
     threads: 1
     resources:
-        mem_mb=rule_resources("plot_biasvar", "mem_mb", 1000),
-        runtime=rule_resources("plot_biasvar", "runtime", 10),
+        mem_mb=rule_resources("plot_biasvar", "mem_mb"),
+        runtime=rule_resources("plot_biasvar", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -186,8 +186,8 @@ rule zhang_table:
         benchmark("zhang_table")
     threads: 1
     resources:
-        mem_mb=rule_resources("zhang_table", "mem_mb", 2000),
-        runtime=rule_resources("zhang_table", "runtime", 10),
+        mem_mb=rule_resources("zhang_table", "mem_mb"),
+        runtime=rule_resources("zhang_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -212,8 +212,8 @@ rule significance_table:
         benchmark("significance_table")
     threads: 1
     resources:
-        mem_mb=rule_resources("significance_table", "mem_mb", 1000),
-        runtime=rule_resources("significance_table", "runtime", 10),
+        mem_mb=rule_resources("significance_table", "mem_mb"),
+        runtime=rule_resources("significance_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -240,8 +240,8 @@ rule biasvar_summary:
         benchmark("biasvar_summary")
     threads: 1
     resources:
-        mem_mb=rule_resources("biasvar_summary", "mem_mb", 1000),
-        runtime=rule_resources("biasvar_summary", "runtime", 10),
+        mem_mb=rule_resources("biasvar_summary", "mem_mb"),
+        runtime=rule_resources("biasvar_summary", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -14,8 +14,8 @@ rule synthetic_folds:
         benchmark("synthetic_folds")
     threads: 1
     resources:
-        mem_mb=rule_resources("synthetic_folds", "mem_mb", 2000),
-        runtime=rule_resources("synthetic_folds", "runtime", 10),
+        mem_mb=rule_resources("synthetic_folds", "mem_mb"),
+        runtime=rule_resources("synthetic_folds", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -37,8 +37,8 @@ rule parse_split:
         benchmark(core_grid.PARSE_JOB)
     threads: 1
     resources:
-        mem_mb=rule_resources("parse_split", "mem_mb", 4000),
-        runtime=rule_resources("parse_split", "runtime", 20),
+        mem_mb=rule_resources("parse_split", "mem_mb"),
+        runtime=rule_resources("parse_split", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -31,8 +31,8 @@ rule tree_strength:
         benchmark("tree_strength/{learner}")
     threads: learner_threads
     resources:
-        mem_mb=rule_resources("tree_strength", "mem_mb", 2000),
-        runtime=rule_resources("tree_strength", "runtime", 60),
+        mem_mb=rule_resources("tree_strength", "mem_mb"),
+        runtime=rule_resources("tree_strength", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -61,8 +61,8 @@ rule plot_tree_strength:
         benchmark("plot_tree_strength")
     threads: 1
     resources:
-        mem_mb=rule_resources("plot_tree_strength", "mem_mb", 1000),
-        runtime=rule_resources("plot_tree_strength", "runtime", 10),
+        mem_mb=rule_resources("plot_tree_strength", "mem_mb"),
+        runtime=rule_resources("plot_tree_strength", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -17,8 +17,8 @@ rule evaluate:
         benchmark("evaluate/{learner}/{fold}/seed{seed}")
     threads: 1
     resources:
-        mem_mb=rule_resources("evaluate", "mem_mb", 1000),
-        runtime=rule_resources("evaluate", "runtime", 10),
+        mem_mb=rule_resources("evaluate", "mem_mb"),
+        runtime=rule_resources("evaluate", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -31,8 +31,8 @@ rule trial_queries:
         benchmark("trial_queries/{fold}/trial{trial}")
     threads: 1
     resources:
-        mem_mb=rule_resources("trial_queries", "mem_mb", 1000),
-        runtime=rule_resources("trial_queries", "runtime", 10),
+        mem_mb=rule_resources("trial_queries", "mem_mb"),
+        runtime=rule_resources("trial_queries", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -90,8 +90,8 @@ rule variance_table:
         benchmark("variance_table")
     threads: 1
     resources:
-        mem_mb=rule_resources("variance_table", "mem_mb", 1000),
-        runtime=rule_resources("variance_table", "runtime", 10),
+        mem_mb=rule_resources("variance_table", "mem_mb"),
+        runtime=rule_resources("variance_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -116,8 +116,8 @@ rule bag_size_table:
         benchmark("bag_size_table")
     threads: 1
     resources:
-        mem_mb=rule_resources("bag_size_table", "mem_mb", 2000),
-        runtime=rule_resources("bag_size_table", "runtime", 30),
+        mem_mb=rule_resources("bag_size_table", "mem_mb"),
+        runtime=rule_resources("bag_size_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -142,8 +142,8 @@ rule plot_bag_size:
         benchmark("plot_bag_size")
     threads: 1
     resources:
-        mem_mb=rule_resources("plot_bag_size", "mem_mb", 1000),
-        runtime=rule_resources("plot_bag_size", "runtime", 10),
+        mem_mb=rule_resources("plot_bag_size", "mem_mb"),
+        runtime=rule_resources("plot_bag_size", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -168,8 +168,8 @@ rule bagging_table:
         benchmark("bagging_table")
     threads: 1
     resources:
-        mem_mb=rule_resources("bagging_table", "mem_mb", 1000),
-        runtime=rule_resources("bagging_table", "runtime", 10),
+        mem_mb=rule_resources("bagging_table", "mem_mb"),
+        runtime=rule_resources("bagging_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -14,8 +14,8 @@ rule performance_table:
         benchmark("performance_table")
     threads: 1
     resources:
-        mem_mb=rule_resources("performance_table", "mem_mb", 1000),
-        runtime=rule_resources("performance_table", "runtime", 10),
+        mem_mb=rule_resources("performance_table", "mem_mb"),
+        runtime=rule_resources("performance_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -43,8 +43,8 @@ rule plot_performance:
         benchmark("plot_performance")
     threads: 1
     resources:
-        mem_mb=rule_resources("plot_performance", "mem_mb", 1000),
-        runtime=rule_resources("plot_performance", "runtime", 10),
+        mem_mb=rule_resources("plot_performance", "mem_mb"),
+        runtime=rule_resources("plot_performance", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -74,8 +74,8 @@ rule report_page:
         benchmark("report_page/{page}")
     threads: 1
     resources:
-        mem_mb=rule_resources("report_page", "mem_mb", 1000),
-        runtime=rule_resources("report_page", "runtime", 5),
+        mem_mb=rule_resources("report_page", "mem_mb"),
+        runtime=rule_resources("report_page", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
@@ -97,8 +97,8 @@ rule report_landing:
         fill(paths.RUN_BENCHMARK, job="report_landing")
     threads: 1
     resources:
-        mem_mb=rule_resources("report_landing", "mem_mb", 1000),
-        runtime=rule_resources("report_landing", "runtime", 5),
+        mem_mb=rule_resources("report_landing", "mem_mb"),
+        runtime=rule_resources("report_landing", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:

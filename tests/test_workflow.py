@@ -156,3 +156,25 @@ def test_no_configfile_runs_the_demo(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "results/demo/predictions/rf-hybrid-l2/Fold1/seed1/test.scores" in result.stdout + result.stderr
+
+
+def test_rule_resources_come_from_the_schema_and_a_partial_override_keeps_the_rest(tmp_path):
+    """Each rule's default resources are written once (the schema's `resources`); the config overrides one key
+    of one rule, the other key keeps its default; a misspelt rule name is refused before any job."""
+    import re
+
+    from ltrbv.workflow.config_checks import resource_defaults
+
+    defaults = resource_defaults()
+    called = set(re.findall(r'rule_resources\("(\w+)"', "".join(p.read_text() for p in (REPO / "rules").glob("*.smk"))))
+    assert called == set(defaults), "every rule that asks rule_resources has exactly one default in the schema"
+    result = run(tmp_path, {**MINIMAL, "resources": {"evaluate": {"mem_mb": 3210}}}, "--dry-run")
+    out = result.stdout + result.stderr
+    evaluate_jobs = [block for block in out.split("\n\n") if "rule evaluate:" in block]
+    assert evaluate_jobs and all("mem_mb=3210" in job and f"runtime={defaults['evaluate']['runtime']}" in job
+                                 for job in evaluate_jobs)
+    parse = [block for block in out.split("\n\n") if "rule parse_split:" in block]
+    assert parse and all(f"mem_mb={defaults['parse_split']['mem_mb']}" in job for job in parse)
+    result = run(tmp_path, {**MINIMAL, "resources": {"evalute": {"mem_mb": 3210}}}, "--dry-run", check=False)
+    assert result.returncode != 0 and "evalute" in result.stdout + result.stderr
+    assert not (tmp_path / "results").exists() or not list((tmp_path / "results").rglob("*.scores"))

@@ -26,6 +26,14 @@ class ConfigError(ValueError):
         super().__init__(heading + ":\n  " + "\n  ".join(self.problems))
 
 
+def resource_defaults(schema_path: Path | str = SCHEMA_DIR / MAIN_SCHEMA) -> dict[str, dict[str, int]]:
+    """Each rule's default resources ({rule: {mem_mb, runtime}}), as the schema's ``resources`` gives them."""
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    return {rule: dict(entry["default"]) for rule, entry in schema["properties"]["resources"]["properties"].items()}
+
+
 def _explicit_experiments(config: dict) -> None:
     """``experiments.<name>: true`` means the defaults: an empty object the schema fills in."""
     for name, value in (config.get("experiments") or {}).items():
