@@ -27,9 +27,9 @@ rule active_train:
         split_seed=lambda w: derive_seed(config["seed"], w.dataset, w.partition, "active-split"),
         random_state=lambda w: derive_seed(config["seed"], w.dataset, w.partition, w.model),
     log:
-        log("active_train/{partition}/{model}"),
+        log("active_train"),
     benchmark:
-        benchmark("active_train/{partition}/{model}")
+        benchmark("active_train")
     threads: lambda w: _ACTIVE["models"][w.model].get("threads", 1)
     resources:
         mem_mb=rule_resources("active_train", "mem_mb"),
@@ -57,9 +57,9 @@ rule active_simulate:
                            | {"n_labels": avw.n_labels(config, w.dataset)},
         seed=config["seed"],
     log:
-        log("active_simulate/{experiment}/{partition}"),
+        log("active_simulate"),
     benchmark:
-        benchmark("active_simulate/{experiment}/{partition}")
+        benchmark("active_simulate")
     threads: 1
     resources:
         mem_mb=rule_resources("active_simulate", "mem_mb"),
@@ -84,9 +84,9 @@ rule active_aggregate:
     wildcard_constraints:
         experiment=_alternatives(_ACTIVE.get("experiments", {})),
     log:
-        log("active_aggregate/{experiment}"),
+        log("active_aggregate"),
     benchmark:
-        benchmark("active_aggregate/{experiment}")
+        benchmark("active_aggregate")
     threads: 1
     resources:
         mem_mb=rule_resources("active_aggregate", "mem_mb"),

@@ -27,9 +27,9 @@ rule bag_submodel:
         run=r"(seed|trial)\d+",
         k=r"\d+",
     log:
-        log("bag_submodel/{learner}/{fold}/{run}/sub{k}"),
+        log("bag_submodel"),
     benchmark:
-        benchmark("bag_submodel/{learner}/{fold}/{run}/sub{k}")
+        benchmark("bag_submodel")
     threads: learner_threads
     resources:
         mem_mb=learner_resource("mem_mb"),
@@ -60,9 +60,9 @@ rule combine_bag:
         learner=_alternatives(core_grid.bag_learners(config)),
         run=r"(seed|trial)\d+",
     log:
-        log("combine_bag/{learner}/{fold}/{run}"),
+        log("combine_bag"),
     benchmark:
-        benchmark("combine_bag/{learner}/{fold}/{run}")
+        benchmark("combine_bag")
     threads: 1
     resources:
         mem_mb=rule_resources("combine_bag", "mem_mb"),

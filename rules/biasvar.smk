@@ -26,9 +26,9 @@ rule biasvar_sample:
         scheme="bootstrap|twofold",
         replicate=r"\d+[ab]?",
     log:
-        log("biasvar_sample/{fold}/{scheme}/rep{replicate}"),
+        log("biasvar_sample"),
     benchmark:
-        benchmark("biasvar_sample/{fold}/{scheme}/rep{replicate}")
+        benchmark("biasvar_sample")
     threads: 1
     resources:
         mem_mb=rule_resources("biasvar_sample", "mem_mb"),
@@ -61,9 +61,9 @@ rule train_biasvar:
         replicate=r"\d+[ab]?",
         setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",
     log:
-        log("train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}"),
+        log("train_biasvar"),
     benchmark:
-        benchmark("train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}")
+        benchmark("train_biasvar")
     threads: learner_threads
     resources:
         mem_mb=learner_resource("mem_mb"),
@@ -91,9 +91,9 @@ rule reduce_biasvar:
         scheme="bootstrap|twofold",
         setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",
     log:
-        log("reduce_biasvar/{learner}/{fold}/{setting}/{scheme}"),
+        log("reduce_biasvar"),
     benchmark:
-        benchmark("reduce_biasvar/{learner}/{fold}/{setting}/{scheme}")
+        benchmark("reduce_biasvar")
     threads: 1
     resources:
         mem_mb=rule_resources("reduce_biasvar", "mem_mb"),

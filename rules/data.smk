@@ -32,9 +32,9 @@ rule parse_split:
         n_features=lambda w: config["datasets"][w.dataset]["n_features"],
         label_range=lambda w: config["datasets"][w.dataset]["label_range"],
     log:
-        log(core_grid.PARSE_JOB),
+        log("parse_split"),
     benchmark:
-        benchmark(core_grid.PARSE_JOB)
+        benchmark("parse_split")
     threads: 1
     resources:
         mem_mb=rule_resources("parse_split", "mem_mb"),

@@ -26,9 +26,9 @@ rule tree_strength:
     wildcard_constraints:
         learner=_alternatives(_ts.get("learners", [])),
     log:
-        log("tree_strength/{learner}"),
+        log("tree_strength"),
     benchmark:
-        benchmark("tree_strength/{learner}")
+        benchmark("tree_strength")
     threads: learner_threads
     resources:
         mem_mb=rule_resources("tree_strength", "mem_mb"),

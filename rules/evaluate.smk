@@ -12,9 +12,9 @@ rule evaluate:
         metrics=config["metrics"],
         conventions=lambda w: config["datasets"][w.dataset]["conventions"],
     log:
-        log("evaluate/{learner}/{fold}/seed{seed}"),
+        log("evaluate"),
     benchmark:
-        benchmark("evaluate/{learner}/{fold}/seed{seed}")
+        benchmark("evaluate")
     threads: 1
     resources:
         mem_mb=rule_resources("evaluate", "mem_mb"),

@@ -26,9 +26,9 @@ rule trial_queries:
     wildcard_constraints:
         trial=r"\d+",
     log:
-        log("trial_queries/{fold}/trial{trial}"),
+        log("trial_queries"),
     benchmark:
-        benchmark("trial_queries/{fold}/trial{trial}")
+        benchmark("trial_queries")
     threads: 1
     resources:
         mem_mb=rule_resources("trial_queries", "mem_mb"),
@@ -58,9 +58,9 @@ rule train_trial:
         learner=_alternatives(core_grid.built_in_learners(config)),
         trial=r"\d+",
     log:
-        log("train_trial/{learner}/{fold}/trial{trial}"),
+        log("train_trial"),
     benchmark:
-        benchmark("train_trial/{learner}/{fold}/trial{trial}")
+        benchmark("train_trial")
     threads: learner_threads
     resources:
         mem_mb=learner_resource("mem_mb"),

@@ -69,9 +69,9 @@ rule report_page:
     wildcard_constraints:
         page="|".join(report_grid.PAGES),
     log:
-        log("report_page/{page}"),
+        log("report_page"),
     benchmark:
-        benchmark("report_page/{page}")
+        benchmark("report_page")
     threads: 1
     resources:
         mem_mb=rule_resources("report_page", "mem_mb"),

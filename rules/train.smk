@@ -17,9 +17,9 @@ rule train_model:
     wildcard_constraints:
         learner=_alternatives(core_grid.built_in_learners(config)),
     log:
-        log("train_model/{learner}/{fold}/seed{seed}"),
+        log("train_model"),
     benchmark:
-        benchmark("train_model/{learner}/{fold}/seed{seed}")
+        benchmark("train_model")
     threads: learner_threads
     resources:
         mem_mb=learner_resource("mem_mb"),

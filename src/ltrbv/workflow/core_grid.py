@@ -42,7 +42,7 @@ def damaged_cache(dataset: str, fold: str, split: str) -> str | None:
     cache = Path(paths.parsed(dataset, fold, split))
     if not cache.exists():
         return None
-    benchmark = Path(paths.benchmark(PARSE_JOB).format(dataset=dataset, fold=fold, split=split))
+    benchmark = Path(paths.benchmark("parse_split").format(dataset=dataset, fold=fold, split=split))
     try:
         check_cache_file(cache)
         if not benchmark.exists() or cache.stat().st_mtime > benchmark.stat().st_mtime:
@@ -53,7 +53,6 @@ def damaged_cache(dataset: str, fold: str, split: str) -> str | None:
 
 
 #: rule parse_split's job name in logs and benchmarks
-PARSE_JOB = "parse_split/{fold}/{split}"
 
 
 def prediction_files(config: dict, dataset: str, file: str = "test.scores") -> list[str]:

@@ -11,6 +11,7 @@ replicate n) or ``trial<t>`` (the variance experiment's sample t); :data:`SEED_R
 
 from __future__ import annotations
 
+import re
 import string
 
 RESULTS = "results"
@@ -85,12 +86,60 @@ def wildcards(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
-def log(job: str) -> str:
-    return fill(LOG, job=job)
+#: each rule's job name (the ``{job}`` of LOG and BENCHMARK): the rule and the wildcards that tell its jobs apart
+JOBS = {
+    "parse_split": "parse_split/{fold}/{split}",
+    "active_train": "active_train/{partition}/{model}",
+    "active_simulate": "active_simulate/{experiment}/{partition}",
+    "active_aggregate": "active_aggregate/{experiment}",
+    "active_savings": "active_savings",
+    "active_sampling": "active_sampling",
+    "bag_submodel": "bag_submodel/{learner}/{fold}/{run}/sub{k}",
+    "combine_bag": "combine_bag/{learner}/{fold}/{run}",
+    "biasvar_sample": "biasvar_sample/{fold}/{scheme}/rep{replicate}",
+    "train_biasvar": "train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}",
+    "reduce_biasvar": "reduce_biasvar/{learner}/{fold}/{setting}/{scheme}",
+    "biasvar_tables": "biasvar_tables",
+    "plot_biasvar": "plot_biasvar",
+    "zhang_table": "zhang_table",
+    "significance_table": "significance_table",
+    "biasvar_summary": "biasvar_summary",
+    "synthetic_folds": "synthetic_folds",
+    "tree_strength": "tree_strength/{learner}",
+    "plot_tree_strength": "plot_tree_strength",
+    "evaluate": "evaluate/{learner}/{fold}/seed{seed}",
+    "trial_queries": "trial_queries/{fold}/trial{trial}",
+    "train_trial": "train_trial/{learner}/{fold}/trial{trial}",
+    "variance_table": "variance_table",
+    "bag_size_table": "bag_size_table",
+    "plot_bag_size": "plot_bag_size",
+    "bagging_table": "bagging_table",
+    "performance_table": "performance_table",
+    "plot_performance": "plot_performance",
+    "report_page": "report_page/{page}",
+    "train_model": "train_model/{learner}/{fold}/seed{seed}",
+}
 
 
-def benchmark(job: str) -> str:
-    return fill(BENCHMARK, job=job)
+def log(rule: str) -> str:
+    """The log file template of a rule's jobs."""
+    return fill(LOG, job=JOBS[rule])
+
+
+def benchmark(rule: str) -> str:
+    """The benchmark file template of a rule's jobs."""
+    return fill(BENCHMARK, job=JOBS[rule])
+
+
+def parse_job(job: str) -> tuple[str, dict[str, str]] | None:
+    """(rule, wildcards) of a job name written by ``log``/``benchmark`` (``train_model/lm/Fold1/seed1``), or None."""
+    rule = job.split("/", 1)[0]
+    if rule not in JOBS:
+        return None
+    pattern = "".join(re.escape(text) + (f"(?P<{name}>[^/]+)" if name else "")
+                      for text, name, _, _ in string.Formatter().parse(JOBS[rule]))
+    match = re.fullmatch(pattern, job)
+    return (rule, match.groupdict()) if match else None
 
 
 def seed_run(seed) -> str:

@@ -105,18 +105,18 @@ def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
     rows = []
     for root in benchmark_roots:
         for path in Path(root).rglob("*.tsv"):
-            parts = path.relative_to(root).parts
-            if len(parts) < 1:
+            parsed = paths.parse_job(path.relative_to(root).with_suffix("").as_posix())
+            if parsed is None:  # not a benchmark file of a rule's job
                 continue
+            rule, wildcards = parsed
             bench = pd.read_csv(path, sep="\t")
             if bench.empty:
                 continue
             last = bench.iloc[-1]
             cpu = float(last.get("cpu_time", 0.0) or 0.0)
             cost = cpu if cpu > 0 else float(last["s"])  # core-seconds; wall time only where CPU time is missing
-            rule = parts[0] if len(parts) > 1 else path.stem
-            learner = parts[1] if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") and len(parts) > 2 else None
-            setting = parts[3] if rule in ("train_biasvar", "reduce_biasvar") and len(parts) > 4 else None
+            learner = wildcards.get("learner") if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") else None
+            setting = wildcards.get("setting") if rule in ("train_biasvar", "reduce_biasvar") else None
             rows.append({"rule": rule, "learner": learner or "", "setting": setting or "", "core_seconds": cost})
     return pd.DataFrame(rows, columns=["rule", "learner", "setting", "core_seconds"])
 
