@@ -87,3 +87,21 @@ def test_an_unregistered_criterion_code_raises_instead_of_falling_back():
         _criteria.node_impurity_sum(unknown, counts, 3, xlogx, 2.0, 2.0)
     with pytest.raises(ValueError, match="gini"):
         _criteria.pointwise_code("gini")
+
+
+def test_keep_trees_false_keeps_no_tree_and_predicts_the_same():
+    """keep_trees=False keeps only the accumulated predictions (no tree, not even a leaf summary)."""
+    from ltrbv.data.from_arrays import ranking_data
+
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(30), 8)
+    X = rng.normal(size=(qid.size, 5)).astype(np.float32)
+    labels = np.clip(np.round(X[:, 0] + rng.normal(scale=0.5, size=qid.size)), 0, 2).astype(np.int64)
+    data = ranking_data(qid, labels, X)
+    kept = RankingForest(n_estimators=4, random_state=3).fit(data, predict_on=(data,))
+    lean = RankingForest(n_estimators=4, random_state=3, keep_trees=False).fit(data, predict_on=(data,))
+    assert len(kept.trees_) == 4 and lean.trees_ == []
+    assert np.array_equal(kept.predictions_[0], lean.predictions_[0])
+    assert np.array_equal(kept.predict(data), lean.predictions_[0])
+    with pytest.raises(ValueError, match="keep_trees=False"):
+        lean.predict(data)

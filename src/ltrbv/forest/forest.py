@@ -69,10 +69,6 @@ class Tree:
     gain: np.ndarray
 
     @property
-    def is_leaf(self) -> np.ndarray:
-        return self.feature < 0
-
-    @property
     def n_leaves(self) -> int:
         return int(np.count_nonzero(self.feature < 0))
 
@@ -214,8 +210,6 @@ class RankingForest:
                     predict_tree(data.X, tree.feature, tree.threshold, tree.left, tree.right, tree.value, out, weight)
                 if self.keep_trees:
                     self.trees_.append(tree)
-                else:
-                    self.trees_.append(_summary(tree))
                 if progress is not None:
                     progress(1)
         return self
@@ -245,22 +239,6 @@ class RankingForest:
         """Leaf index of every row in every tree, shape (n_rows, n_trees)."""
         X = data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32)
         return np.stack([leaf_of_rows(X, t.feature, t.threshold, t.left, t.right) for t in self.trees_], axis=1)
-
-    def leaf_statistics(self):
-        """Per-tree leaf counts, leaf sizes and leaf scores (for Table XII-style diagnostics)."""
-        return [
-            {"n_leaves": int(np.count_nonzero(t.feature < 0)),
-             "leaf_sizes": t.n_samples[t.feature < 0],
-             "leaf_scores": t.value[t.feature < 0]}
-            for t in self.trees_
-        ]
-
-
-def _summary(tree: Tree) -> Tree:
-    """Leaves only: what leaf_statistics needs when the full tree is not kept."""
-    leaves = tree.feature < 0
-    return Tree(tree.feature[leaves], tree.threshold[:0], tree.left[:0], tree.right[:0], tree.value[leaves],
-                tree.n_samples[leaves], tree.depth[leaves], tree.gain[:0])
 
 
 def _rows_of_queries(query_offsets: np.ndarray, queries: np.ndarray) -> np.ndarray:
