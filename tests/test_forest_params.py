@@ -105,3 +105,42 @@ def test_keep_trees_false_keeps_no_tree_and_predicts_the_same():
     assert np.array_equal(kept.predict(data), lean.predictions_[0])
     with pytest.raises(ValueError, match="keep_trees=False"):
         lean.predict(data)
+
+
+@pytest.mark.parametrize("splitting", ["point", "list", "hybrid"])
+def test_hist_thresholds_grow_the_exact_partitions_when_features_have_few_values(splitting):
+    """thresholds="hist" with at most 255 distinct values per feature: the same splits of the training
+    documents as the exact search (same features, sizes, leaf scores); thresholds at the bin cuts."""
+    from ltrbv.data.from_arrays import ranking_data
+
+    rng = np.random.default_rng(5)
+    qid = np.repeat(np.arange(50), 12)
+    X = np.round(rng.normal(size=(qid.size, 6)) * 8) / 8  # about 50 distinct values per feature
+    labels = np.clip(np.round(X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.6, size=qid.size)), 0, 2).astype(np.int64)
+    data = ranking_data(qid, labels, X.astype(np.float32))
+    exact = RankingForest(splitting=splitting, listwise_levels=2, n_estimators=3, random_state=2).fit(data)
+    hist = RankingForest(splitting=splitting, listwise_levels=2, n_estimators=3, random_state=2,
+                         thresholds="hist").fit(data)
+    for a, b in zip(exact.trees_, hist.trees_):
+        assert np.array_equal(a.feature, b.feature) and np.array_equal(a.n_samples, b.n_samples)
+        assert np.array_equal(a.value, b.value)
+        split = a.feature >= 0
+        assert np.all(b.threshold[split] <= a.threshold[split])  # the cut above the left child's largest value
+
+
+def test_hist_thresholds_use_at_most_255_bins_per_feature():
+    from ltrbv.forest.forest import MAX_BINS, histogram_bins
+
+    rng = np.random.default_rng(0)
+    Xt = np.vstack([rng.normal(size=5000), np.round(rng.normal(size=5000)), rng.exponential(size=5000) ** 3])
+    Xt = Xt.astype(np.float32)
+    binned, cuts = histogram_bins(Xt, MAX_BINS)
+    for f in range(Xt.shape[0]):
+        assert len(cuts[f]) + 1 <= MAX_BINS and np.all(np.diff(cuts[f]) > 0)
+        assert np.array_equal(binned[f], np.searchsorted(cuts[f], Xt[f].astype(np.float64), side="left"))
+        for b in range(len(cuts[f])):  # x <= cuts[b] exactly when bin(x) <= b
+            assert np.array_equal(Xt[f] <= cuts[f][b], binned[f] <= b)
+    counts = np.bincount(binned[0].astype(int))
+    assert counts.max() < 3 * 5000 / MAX_BINS  # roughly equal-count bins for a continuous feature
+    with pytest.raises(ValueError, match="thresholds"):
+        RankingForest(thresholds="histogram")

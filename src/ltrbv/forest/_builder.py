@@ -206,6 +206,24 @@ def predict_tree(X, feature, threshold, left, right, value, out, weight):
 
 
 @njit(cache=True, nogil=True)
+def left_bin_max(Xt, samples, feature, threshold, left, right):
+    """Per split node, the largest value of its feature among its training samples that go left (-1 at leaves)."""
+    out = np.full(feature.size, -1.0)
+    for i in range(samples.size):
+        row = samples[i]
+        node = 0
+        while feature[node] >= 0:
+            x = Xt[feature[node], row]
+            if x <= threshold[node]:
+                if x > out[node]:
+                    out[node] = x
+                node = left[node]
+            else:
+                node = right[node]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def leaf_of_rows(X, feature, threshold, left, right):
     """The leaf each row of X reaches."""
     out = np.empty(X.shape[0], dtype=np.int32)

@@ -29,11 +29,14 @@ import numpy as np
 
 from ..data.ranking_data import RankingData
 from . import _err, _listwise
-from ._builder import TreeConfig, build_tree, leaf_of_rows, listwise_setup, predict_tree
+from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
+from ._splitter import midpoint_threshold
 from ._criteria import CRITERIA, LISTWISE, listwise_code, pointwise_code, xlogx_table
 from ._rng import seed_state
 
 SPLITTINGS = ("point", "list", "hybrid", "rand")
+THRESHOLDS = ("exact", "hist")
+MAX_BINS = 255  # thresholds: hist (as LightGBM's max_bin)
 DISCOUNTS = ("log2", "log-power", "rank-power")
 UNLIMITED = np.iinfo(np.int32).max
 
@@ -101,6 +104,7 @@ class RankingForest:
     discount_power: float = 1.0
     truncation: int | None = None
     listwise_objective: str = "ndcg"
+    thresholds: str = "exact"
     keep_trees: bool = True
     random_state: int = 0
     n_threads: int = 1
@@ -114,6 +118,8 @@ class RankingForest:
             raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
         if self.discount not in DISCOUNTS:
             raise ValueError(f"discount must be one of {DISCOUNTS}, got {self.discount!r}")
+        if not isinstance(self.thresholds, str) or self.thresholds not in THRESHOLDS:
+            raise ValueError(f"thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
         if not isinstance(self.listwise_objective, str) or self.listwise_objective not in LISTWISE:
             raise ValueError(f"listwise_objective must be one of {tuple(LISTWISE)}, got {self.listwise_objective!r}")
         self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)
@@ -173,6 +179,9 @@ class RankingForest:
             raise ValueError("labels must be non-negative")
         n_classes = int(labels.max()) + 1
         Xt = np.ascontiguousarray(train.X.T)
+        cuts = None
+        if self.thresholds == "hist":  # each feature's values replaced by their bin (at most MAX_BINS)
+            Xt, cuts = histogram_bins(Xt, MAX_BINS)
         xlogx = xlogx_table(train.n_docs)
         n_sampled = max(1, int(round(self.subsample * train.n_queries)))
         listwise_depth = self._listwise_depth()
@@ -200,6 +209,11 @@ class RankingForest:
             queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
             samples = _rows_of_queries(train.query_offsets, queries)
             arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise, err)
+            if cuts is not None:  # a split between the node's bins lo < hi becomes bin lo's upper cut, in feature units
+                feature, threshold, left, right = arrays[:4]
+                lo = left_bin_max(Xt, samples, feature, threshold, left, right)
+                for node in np.flatnonzero(feature >= 0):
+                    threshold[node] = cuts[feature[node]][int(lo[node])]
             return Tree(*arrays)
 
         weight = 1.0 / self.n_estimators
@@ -239,6 +253,35 @@ class RankingForest:
         """Leaf index of every row in every tree, shape (n_rows, n_trees)."""
         X = data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32)
         return np.stack([leaf_of_rows(X, t.feature, t.threshold, t.left, t.right) for t in self.trees_], axis=1)
+
+
+def histogram_bins(Xt: np.ndarray, max_bins: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each feature's values replaced by their bin number (``thresholds: hist``), and each feature's cuts.
+
+    A feature with at most ``max_bins`` distinct values keeps one bin per value and cuts at the midpoints
+    of consecutive values (a split partitions the node's documents as the exact search's does; its threshold
+    is the cut just above the left child's largest value, where the exact search takes the midpoint to the
+    right child's smallest, so held-out documents can fall differently); otherwise
+    ``max_bins - 1`` cuts at the midpoints between distinct values nearest to equal-count quantiles of the
+    training set (as LightGBM's ``max_bin`` bins from the training data).  Bin b holds the values in
+    (cuts[b - 1], cuts[b]]: ``x <= cuts[b]`` if and only if ``bin(x) <= b``.
+    """
+    binned = np.empty(Xt.shape, dtype=np.float32)
+    cuts = []
+    for f in range(Xt.shape[0]):
+        values = Xt[f]
+        distinct, counts = np.unique(values, return_counts=True)
+        if distinct.size > max_bins:  # cut after the distinct value where each equal-count quantile falls
+            ends = np.cumsum(counts)
+            targets = np.arange(1, max_bins) * (values.size / max_bins)
+            keep = np.unique(np.searchsorted(ends, targets, side="left"))
+            keep = keep[keep < distinct.size - 1]
+        else:
+            keep = np.arange(distinct.size - 1)
+        feature_cuts = np.array([midpoint_threshold(distinct[k], distinct[k + 1]) for k in keep], dtype=np.float64)
+        cuts.append(feature_cuts)
+        binned[f] = np.searchsorted(feature_cuts, values.astype(np.float64), side="left")
+    return binned, cuts
 
 
 def _rows_of_queries(query_offsets: np.ndarray, queries: np.ndarray) -> np.ndarray:
