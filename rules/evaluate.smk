@@ -2,13 +2,13 @@
 
 
 rule evaluate:
-    """Per-query metrics of one prediction file under each of the dataset's conventions."""
+    """Per-query metrics of one learner's test-set predictions (every fold and seed) under each of the dataset's conventions."""
     input:
-        data=fill(paths.PARSED, split="test"),
-        scores=fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
+        lambda w: paths.flat(core_grid.evaluation_inputs(config, w.dataset, w.learner)),
     output:
         paths.METRICS,
     params:
+        files=lambda w: core_grid.evaluation_inputs(config, w.dataset, w.learner),
         metrics=config["metrics"],
         conventions=lambda w: config["datasets"][w.dataset]["conventions"],
     log:

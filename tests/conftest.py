@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,38 @@ def tiny_config(folds=("Fold1",), learners=None) -> dict:
         "learners": dict(learners),
         "figures": {"metric": "ndcg@10", "convention": "letor4"},
     }
+
+
+# -- long fixtures say what they are doing ------------------------------------------------------------------
+#: a fixture still setting up after this many seconds is announced on the terminal (pytest -q shows only dots)
+ANNOUNCE_AFTER_S = 15.0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """Announce a fixture that takes long (the workflow fixtures run Snakemake for minutes): what it is, from its
+    docstring, then how long it has been running every minute, and when it is done."""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or fixturedef.scope == "function":
+        yield
+        return
+    doc = (fixturedef.func.__doc__ or "").strip().splitlines()
+    what = f"{fixturedef.argname} ({doc[0].rstrip('.')})" if doc else fixturedef.argname
+    started, finished, announced = time.monotonic(), threading.Event(), []
+
+    def announce() -> None:
+        wait = ANNOUNCE_AFTER_S
+        while not finished.wait(wait):
+            reporter.write_line(f"[fixture] {what}: setting up, {time.monotonic() - started:.0f} s so far")
+            announced.append(True)
+            wait = 60.0
+
+    watcher = threading.Thread(target=announce, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
+        if announced:
+            reporter.write_line(f"[fixture] {fixturedef.argname}: ready after {time.monotonic() - started:.0f} s")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import REPO, tiny_config
@@ -38,6 +40,18 @@ def test_active_rules_write_tables_and_figures(tmp_path):
     savings = pd.read_csv(base / "tables" / "savings.csv")
     assert set(savings["experiment"]) == set(ACTIVE["experiments"])
     assert set(savings["method"]) == {"active", "active_uniD", "active_uniC"}
+    # Sawade et al. judge a comparison by model-selection error (Fig. 3), an estimate by absolute error (Fig. 2)
+    kinds = {name: spec["kind"] for name, spec in ACTIVE["experiments"].items()}
+    for row in savings.itertuples():
+        assert row.error == ("selection_error" if kinds[row.experiment] == "compare" else "abs_error"), row
+        assert np.isnan(row.abs_savings) == (kinds[row.experiment] != "compare"), row
+    compare = next(name for name, kind in kinds.items() if kind == "compare")
+    curves = pd.read_csv(base / "tables" / f"{compare}.csv")
+    top = curves[curves["budget"] == curves["budget"].max()].set_index(["measure", "method"])
+    for row in savings[savings["experiment"] == compare].itertuples():
+        assert row.passive_error == pytest.approx(top.loc[(row.measure, "passive"), "selection_error"], abs=1e-6)
+        assert row.method_error == pytest.approx(top.loc[(row.measure, row.method), "selection_error"], abs=1e-6)
+        assert row.abs_method_error == pytest.approx(top.loc[(row.measure, row.method), "abs_error"], rel=1e-5)
     table = pd.read_csv(base / "tables" / "index_update.csv")
     assert (table["partitions"] == 2).all() and set(table["budget"]) == {2, 4, 6, 8}
     assert (table["abs_error"] >= 0).all() and table["abs_error_se"].gt(0).any()

@@ -35,6 +35,7 @@ BAGGED = {
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
+    """The bagging workflow on a tiny config: bags, sub-models, trials and bag-size tables."""
     workdir = tmp_path_factory.mktemp("bagwf")
     run(workdir, BAGGED)
     return workdir

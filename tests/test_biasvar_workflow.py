@@ -36,6 +36,7 @@ def study_config(**changes) -> dict:
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
+    """The bias-variance study on a tiny config: samples, study models, reducers, tables, figures, report."""
     workdir = tmp_path_factory.mktemp("biasvar")
     run(workdir, study_config())
     return workdir

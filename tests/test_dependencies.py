@@ -148,3 +148,12 @@ print("CORE OK", sorted(m for m in ("matplotlib", "snakemake", "xgboost") if m i
     assert "CORE OK []" in result.stdout
     assert "ltrbv compare: error: the per-query difference plot needs matplotlib: pip install 'ltrbv[plots]'" \
         in result.stderr
+
+
+def test_each_prediction_records_the_version_of_the_xgboost_it_imported():
+    """XGBoost is the distribution xgboost-cpu on Linux: provenance must find it under either name."""
+    import xgboost
+
+    from ltrbv.provenance import package_versions
+
+    assert package_versions()["xgboost"] == xgboost.__version__

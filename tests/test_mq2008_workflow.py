@@ -14,6 +14,7 @@ pytestmark = pytest.mark.realdata
 
 @pytest.fixture(scope="module")
 def mq2008_run(tmp_path_factory):
+    """config/mq2008.yaml's core run (LambdaMART, RF-point, RF-rand; 5 folds) on the real MQ2008 data."""
     require(MQ2008 / "Fold5" / "test.txt")
     config = yaml.safe_load((REPO / "config" / "mq2008.yaml").read_text())
     config["datasets"]["mq2008"]["root"] = str(MQ2008)

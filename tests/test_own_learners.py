@@ -172,6 +172,7 @@ LEARNERS = {
 
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory):
+    """The tiny workflow with a command learner and a Python learner through the main run and the study."""
     workdir = tmp_path_factory.mktemp("own-learners")
     shutil.copy(REPO / "tests" / "rankers" / "py_ranker.py", workdir / "my_ranker.py")
     config = tiny_config(learners=LEARNERS)

@@ -61,7 +61,8 @@ def test_fill_keeps_the_other_wildcards():
     template = paths.fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores")
     assert template == "results/{dataset}/predictions/{learner}/{fold}/seed{seed}/test.scores"
     assert paths.wildcards(template) == ["dataset", "learner", "fold", "seed"]
-    assert paths.log("evaluate") == "results/{dataset}/logs/evaluate/{learner}/{fold}/seed{seed}.log"
+    assert paths.log("train_model") == "results/{dataset}/logs/train_model/{learner}/{fold}/seed{seed}.log"
+    assert paths.log("evaluate") == "results/{dataset}/logs/evaluate/{learner}.log"
 
 
 def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
@@ -73,9 +74,11 @@ def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
     assert paths.parse_job("train_biasvar/rf-point/Fold1/subsample=0.3/bootstrap/rep4") == (
         "train_biasvar", {"learner": "rf-point", "fold": "Fold1", "setting": "subsample=0.3", "scheme": "bootstrap",
                           "replicate": "4"})
-    assert paths.parse_job("evaluate/lm/Fold1/seed2") == ("evaluate", {"learner": "lm", "fold": "Fold1", "seed": "2"})
+    assert paths.parse_job("train_model/lm/Fold1/seed2") == (
+        "train_model", {"learner": "lm", "fold": "Fold1", "seed": "2"})
+    assert paths.parse_job("evaluate/lm") == ("evaluate", {"learner": "lm"})
     assert paths.parse_job("biasvar_tables") == ("biasvar_tables", {})
-    assert paths.parse_job("evaluate/lm/Fold1") is None and paths.parse_job("nope/x") is None
+    assert paths.parse_job("train_model/lm/Fold1") is None and paths.parse_job("nope/x") is None
 
 
 def test_run_names_are_read_back_in_one_place():

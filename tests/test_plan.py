@@ -13,6 +13,7 @@ from ltrbv.workflow.plan import calibration_costs, calibration_targets, dry_run,
 
 @pytest.fixture(scope="module")
 def paper_plan():
+    """ltrbv plan's dry run of config/paper.yaml on placeholder folds."""
     return dry_run([str(REPO / "config" / "paper.yaml")], placeholders=True)
 
 

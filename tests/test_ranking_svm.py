@@ -279,3 +279,20 @@ def test_mq2008_fold1_is_near_the_published_ranking_svm():
           f"({model.fit_info_['pairs_used']} of {model.fit_info_['pairs_available']} pairs)")
     assert model.C_ in (0.0001, 0.001, 0.01, 0.1)
     assert 0.20 < ndcg < 0.25 and 0.43 < ap < 0.50
+
+
+def test_active_evaluation_trains_it_as_a_ranking_function_of_its_own():
+    """Sawade et al. (2013), Fig. 3 middle row: the ordered logit against a Ranking SVM.  The active
+    evaluation's model kind ``ranking_svm`` is the same learner fitted on the partition's halves, and a
+    bad parameter is refused before any job."""
+    from ltrbv.active.models import model_problems, train_model
+
+    train, valid, pool = (linear_truth(30, seed=seed)[0] for seed in (1, 2, 3))
+    spec = {"kind": "ranking_svm", "params": {"C": [0.01, 1.0]}}
+    model = train_model(spec, train, valid, pool, n_labels=3, random_state=4)
+    direct = RankingSVM(C=[0.01, 1.0], random_state=4).fit(train, valid).predict(pool)
+    np.testing.assert_array_equal(model["scores"], direct)
+    assert model["label_probs"] is None and model["info"]["fit_info"]["C"] in (0.01, 1.0)
+    assert model_problems("svm", spec) == []
+    [problem] = model_problems("svm", {"kind": "ranking_svm", "params": {"C": -1}})
+    assert problem.startswith("active.models.svm.params: C must be")

@@ -95,6 +95,7 @@ def slurm_overrides() -> list[str]:
 
 @pytest.fixture(scope="module")
 def cluster():
+    """A one-node Slurm cluster (slurmctld, slurmd, munged) started for these tests."""
     path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
     tools = ("sbatch", "squeue", "scontrol", "srun", "slurmctld", "slurmd", "munged")
     missing = [tool for tool in tools if not shutil.which(tool, path=path)]

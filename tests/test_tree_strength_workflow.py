@@ -25,6 +25,7 @@ FIGURE = "results/tiny/figures/tree_strength.png"
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
+    """The tree-strength diagnostic of the tiny config, run by Snakemake."""
     workdir = tmp_path_factory.mktemp("strength")
     run(workdir, CONFIG, FIGURE)
     return workdir

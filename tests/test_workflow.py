@@ -30,6 +30,7 @@ def run(workdir, config, *args, check=True):
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
+    """The whole DAG of a small synthetic config (SMALL), in a temporary folder."""
     workdir = tmp_path_factory.mktemp("wf")
     run(workdir, SMALL)
     return workdir

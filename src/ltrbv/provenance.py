@@ -5,14 +5,20 @@ from __future__ import annotations
 import platform
 from importlib import metadata
 
-PACKAGES = ("ltrbv", "numpy", "scipy", "numba", "xgboost", "scikit-learn", "pandas", "snakemake")
+#: recorded name -> the distributions that provide it (the first one installed counts): XGBoost is installed
+#: as ``xgboost-cpu`` on Linux (issue 16), as ``xgboost`` elsewhere
+PACKAGES = {"ltrbv": ("ltrbv",), "numpy": ("numpy",), "scipy": ("scipy",), "numba": ("numba",),
+            "xgboost": ("xgboost-cpu", "xgboost"), "lightgbm": ("lightgbm",), "scikit-learn": ("scikit-learn",),
+            "pandas": ("pandas",), "snakemake": ("snakemake",)}
 
 
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
+    for name, distributions in PACKAGES.items():
+        for distribution in distributions:
+            try:
+                versions[name] = metadata.version(distribution)
+                break
+            except metadata.PackageNotFoundError:
+                continue
     return versions

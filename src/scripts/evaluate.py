@@ -1,9 +1,12 @@
-"""Rule evaluate: per-query metrics of one test-set prediction file, under each convention."""
+"""Rule evaluate: per-query metrics of one learner's test-set prediction files (every fold and seed), under
+each convention, in one table."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+import pandas as pd
 
 from ltrbv.data.cache import load_cache
 from ltrbv.evaluation import per_query_table
@@ -12,14 +15,19 @@ from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
-    data = load_cache(sm.input.data)
-    scores = data.from_file_order(read_scores(sm.input.scores, n_expected=data.n_docs))
-    table = per_query_table(data, scores, sm.params.metrics, sm.params.conventions)
-    w = sm.wildcards
-    table.insert(0, "seed", int(w.seed))
-    table.insert(0, "fold", w.fold)
-    table.insert(0, "learner", w.learner)
+    files = sm.params.files  # {"data": {fold: parsed test split}, "scores": {fold: {seed: test scores}}}
+    tables = []
+    for fold, by_seed in files["scores"].items():
+        data = load_cache(files["data"][fold])
+        for seed, path in by_seed.items():
+            scores = data.from_file_order(read_scores(path, n_expected=data.n_docs))
+            table = per_query_table(data, scores, sm.params.metrics, sm.params.conventions)
+            table.insert(0, "seed", int(seed))
+            table.insert(0, "fold", fold)
+            table.insert(0, "learner", sm.wildcards.learner)
+            tables.append(table)
+    table = pd.concat(tables, ignore_index=True)
     with atomic_path(sm.output[0]) as tmp:
         table.to_csv(tmp, index=False, float_format="%.10g")
-    log.info("%d queries x %d metrics x %d conventions -> %s",
-             data.n_queries, len(sm.params.metrics), len(sm.params.conventions), sm.output[0])
+    log.info("%d prediction files x %d metrics x %d conventions: %d rows -> %s", len(tables),
+             len(sm.params.metrics), len(sm.params.conventions), len(table), sm.output[0])

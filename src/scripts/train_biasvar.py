@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.modules.setdefault("sklearn", None)  # xgboost's optional sklearn import costs ~1.5 s per job
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import numpy as np

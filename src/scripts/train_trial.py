@@ -9,9 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-# xgboost imports scikit-learn (for its sklearn wrapper, unused here) when it is installed: ~1.5 s of
-# start-up per job.  Marking it absent skips that.
-sys.modules.setdefault("sklearn", None)
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 import numpy as np

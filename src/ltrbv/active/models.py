@@ -6,6 +6,8 @@ Model kinds (config ``active.models.<name>.kind``):
 ``ordered_logit`` ordered logit label probabilities + expected-relevance ranking (§5.1)
 ``rf_reg``        RF regression on the graded labels (RF_reg, §5.2): a ranking only
 ``lambdamart``    LambdaMART (XGBoost ``rank:ndcg``, early stopping on the validation half): a ranking only
+``ranking_svm``   linear Ranking SVM (pairwise hinge loss, C chosen on the validation half; the paper's
+                  second ranker in Fig. 3, middle row): a ranking only
 
 Half of the partition's queries (``train_fraction``) train, the other half validates
 (§5.1: "Half of the available training fold is used for model training, the other half
@@ -22,7 +24,7 @@ from ..learners import make_learner
 from .pool import split_queries
 from .relevance import expected_relevance, ordered_logit_probabilities, rf_class_probabilities, rf_regression_scores
 
-MODEL_KINDS = ("rf_class", "ordered_logit", "rf_reg", "lambdamart")
+MODEL_KINDS = ("rf_class", "ordered_logit", "rf_reg", "lambdamart", "ranking_svm")
 
 
 def model_problems(name: str, spec: dict) -> list[str]:
@@ -38,6 +40,8 @@ def model_problems(name: str, spec: dict) -> list[str]:
             RankingForest(**{"n_estimators": 100, **params, "splitting": "point", "criterion": "mse"})
         elif spec["kind"] == "lambdamart":
             LambdaMART(**params)
+        elif spec["kind"] == "ranking_svm":
+            make_learner("ranking-svm", params, random_state=0)
         elif spec["kind"] == "ordered_logit":
             unknown = sorted(set(params) - {"prior_variances"})
             if unknown:
@@ -82,9 +86,12 @@ def train_model(spec: dict, train: RankingData, valid: RankingData, pool: Rankin
         info["converged"] = model.converged_
     elif kind == "rf_reg":
         scores = rf_regression_scores(train, [pool], params, random_state, n_threads)[0]
-    elif kind == "lambdamart":
-        learner = make_learner("xgboost", params, random_state, n_threads)
+    elif kind in ("lambdamart", "ranking_svm"):
+        learner = make_learner({"lambdamart": "xgboost", "ranking_svm": "ranking-svm"}[kind], params, random_state,
+                               n_threads)
         scores = learner.fit_predict(train, valid, [pool])[0]
+        info["fit_info"] = {key: value for key, value in getattr(learner, "fit_info_", {}).items()
+                            if key != "eval_history"}
     else:
         raise ValueError(f"unknown model kind {kind!r}; known: {MODEL_KINDS}")
     return {"scores": np.asarray(scores, dtype=np.float64), "label_probs": label_probs, "info": info}

@@ -31,6 +31,7 @@ import zlib
 
 import numpy as np
 
+from ltrbv.compile_lock import first_call
 from ltrbv.data import _letor_kernels as K
 from ltrbv.data.ranking_data import RankingData
 
@@ -326,6 +327,11 @@ def read_letor(
         For any malformed line (naming file and 1-based line) or an empty file.
     """
     _check_args(n_features, max_feature, label_range)
+    with first_call(K, K.parse_chunk):  # a fresh checkout's concurrent jobs compile the parser once
+        return _parse(path, n_features, max_feature, label_range)
+
+
+def _parse(path, n_features, max_feature, label_range) -> RankingData:
     source = os.fspath(path)
     chunk_bytes = CHUNK_BYTES
     infer = n_features is None and max_feature is None

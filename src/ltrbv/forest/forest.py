@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
-from . import _err, _listwise
+from . import _builder, _err, _listwise
 from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
 from ._splitter import midpoint_threshold
 from ._criteria import CRITERIA, LISTWISE, listwise_code, pointwise_code, xlogx_table
@@ -217,15 +218,21 @@ class RankingForest:
             return Tree(*arrays)
 
         weight = 1.0 / self.n_estimators
+
+        def add(tree: Tree) -> None:
+            for data, out in zip(predict_on, self.predictions_):
+                predict_tree(data.X, tree.feature, tree.threshold, tree.left, tree.right, tree.value, out, weight)
+            if self.keep_trees:
+                self.trees_.append(tree)
+            if progress is not None:
+                progress(1)
+
+        with first_call(_builder, build_tree):  # compiles the kernels once per machine (ltrbv.compile_lock)
+            add(grow(0))
         with ThreadPoolExecutor(max_workers=max(1, self.n_threads)) as pool:
             # trees complete in order of submission as far as results are consumed: accumulate in index order
-            for tree in pool.map(grow, range(self.n_estimators)):
-                for data, out in zip(predict_on, self.predictions_):
-                    predict_tree(data.X, tree.feature, tree.threshold, tree.left, tree.right, tree.value, out, weight)
-                if self.keep_trees:
-                    self.trees_.append(tree)
-                if progress is not None:
-                    progress(1)
+            for tree in pool.map(grow, range(1, self.n_estimators)):
+                add(tree)
         return self
 
     def fit_predict(self, train: RankingData, valid: RankingData | None, targets, progress=None) -> list:

@@ -7,6 +7,7 @@ overfitting tolerance of §3.5.2 (see :mod:`ltrbv.learners.stopping`).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
+from ._imports import import_without_sklearn
 from .stopping import StoppingRule
 
 #: XGBoost's ranking metrics as eval_metric (the stopping rule reads them back from its evaluation log)
@@ -62,6 +64,14 @@ class LambdaMART:
     trees after the validation maximum until validation ``eval_metric`` drops by
     more than that fraction of the maximum, at most ``overfit_max_extra_trees``
     (250) extra trees; see :class:`~ltrbv.learners.stopping.StoppingRule`.
+
+    Validation metric: with ``eval_convention`` unset, ``eval_metric`` is XGBoost's own metric
+    (``ndcg@10`` scores a query without a relevant document as 1, ``ndcg@10-`` as 0).  With
+    ``eval_convention`` set (e.g. ``letor4``, the dataset's convention), ``eval_metric`` is this
+    package's metric (any name :func:`ltrbv.metrics.parse_metric` accepts) under that convention,
+    computed each round from the booster's cached validation margins, at full precision, so that
+    early stopping and the overfitting tolerance follow the measure the results are reported in.
+    The per-round query sampling and the stopping rule are XGBoost training callbacks.
     """
 
     n_estimators: int = 1000
@@ -73,6 +83,7 @@ class LambdaMART:
     colsample_bynode: float = 1.0
     reg_lambda: float = 1.0
     eval_metric: str = "ndcg@10"
+    eval_convention: str | None = None
     early_stopping_rounds: int | None = 100
     lambdarank_pair_method: str = "topk"
     lambdarank_num_pair_per_sample: int | None = None
@@ -98,9 +109,22 @@ class LambdaMART:
         for name in ("subsample", "colsample_bynode", "query_subsample"):
             check_real(name, getattr(self, name), low=0.0, high=1.0, low_open=True)
         check_real("reg_lambda", self.reg_lambda, low=0.0)
-        if not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
-            raise ValueError(f"eval_metric must be an XGBoost ranking metric (ndcg, map or pre, optionally @k "
-                             f"and a trailing '-', e.g. ndcg@10), got {self.eval_metric!r}")
+        if self.eval_convention is None:
+            if not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
+                raise ValueError(f"eval_metric must be an XGBoost ranking metric (ndcg, map or pre, optionally @k "
+                                 f"and a trailing '-', e.g. ndcg@10), got {self.eval_metric!r}; or set "
+                                 f"eval_convention to use this package's metrics")
+        else:
+            from ..metrics import get_convention, parse_metric
+
+            try:
+                get_convention(self.eval_convention)
+            except (ValueError, TypeError) as error:
+                raise ValueError(f"eval_convention: {error}") from None
+            try:
+                parse_metric(self.eval_metric)
+            except (ValueError, TypeError) as error:
+                raise ValueError(f"eval_metric: {error}") from None
         check_integer("early_stopping_rounds", self.early_stopping_rounds, minimum=1, allow_none=True)
         if self.lambdarank_pair_method not in ("topk", "mean"):
             raise ValueError(f"lambdarank_pair_method must be 'topk' or 'mean', got {self.lambdarank_pair_method!r}")
@@ -121,7 +145,6 @@ class LambdaMART:
             "subsample": self.subsample,
             "colsample_bynode": self.colsample_bynode,
             "lambda": self.reg_lambda * scale,
-            "eval_metric": self.eval_metric,
             "lambdarank_pair_method": self.lambdarank_pair_method,
             "ndcg_exp_gain": self.ndcg_exp_gain,
             "tree_method": "hist",
@@ -130,13 +153,17 @@ class LambdaMART:
             "nthread": self.n_threads,
             "verbosity": 1,
         }
+        if self.eval_convention is None:
+            params["eval_metric"] = self.eval_metric
+        else:  # the metric is computed by _Monitor; XGBoost evaluates nothing
+            params["disable_default_eval_metric"] = 1
         if self.lambdarank_num_pair_per_sample is not None:
             params["lambdarank_num_pair_per_sample"] = self.lambdarank_num_pair_per_sample
         return params
 
     @staticmethod
     def _matrix(data: RankingData, quantile: bool = False, max_bin: int = 256):
-        import xgboost as xgb
+        xgb = import_without_sklearn("xgboost")
 
         if quantile:
             return xgb.QuantileDMatrix(data.X, label=data.labels.astype(np.float32), group=data.query_sizes,
@@ -157,41 +184,31 @@ class LambdaMART:
             yield np.sort(rng.choice(n_queries, size=size, replace=False))
 
     def fit(self, train: RankingData, valid: RankingData | None = None, progress=None) -> "LambdaMART":
-        import xgboost as xgb
+        xgb = import_without_sklearn("xgboost")
 
         sampling = self.query_subsample < 1.0
         dtrain = self._matrix(train, quantile=sampling, max_bin=self.max_bin)
         n_queries = train.n_queries
-        scale = 1.0
-        if sampling:
-            n_sampled = self.n_sampled_queries(n_queries)
-            scale = n_queries / n_sampled
-            samples = self.round_query_samples(n_queries)
-            weights = np.zeros(n_queries, dtype=np.float32)
-        evals = [(dtrain, "train")] if self.eval_train else []
+        scale = n_queries / self.n_sampled_queries(n_queries) if sampling else 1.0
+        evals = []
+        if self.eval_train:
+            # XGBoost's metric on the round-weighted training matrix counts only that round's sample (and can
+            # fail its NDCG <= 1 check): the training curve is taken on an unweighted copy instead
+            unweighted = sampling and self.eval_convention is None
+            evals.append((self._matrix(train) if unweighted else dtrain, "train", train))
         rule = None
         if valid is not None:
-            evals.append((self._matrix(valid), "valid"))
-            patience = self.early_stopping_rounds or None
-            rule = StoppingRule(patience, self.overfit_tolerance, self.overfit_max_extra_trees)
-        booster = xgb.Booster(self._params(scale), [dtrain] + [matrix for matrix, _ in evals if matrix is not dtrain])
-        history: dict = {name: {} for _, name in evals}
-        stop_reason = "n_estimators"
-        for iteration in range(self.n_estimators):
-            if sampling:
-                weights[:] = 0.0
-                weights[next(samples)] = scale
-                dtrain.set_weight(weights)
-            booster.update(dtrain, iteration)
-            if progress is not None:
-                progress(1)
-            if not evals:
-                continue
-            for name, metric, value in _parse_eval(booster.eval_set(evals, iteration)):
-                history[name].setdefault(metric, []).append(value)
-            if rule is not None and rule.update(history["valid"][self.eval_metric][-1]):
-                stop_reason = "early_stopping" if self.overfit_tolerance is None else "overfit_tolerance"
-                break
+            evals.append((self._matrix(valid), "valid", valid))
+            rule = StoppingRule(self.early_stopping_rounds or None, self.overfit_tolerance,
+                                self.overfit_max_extra_trees)
+        query_sampling, monitor_class = _callbacks()
+        monitor = monitor_class(self.eval_metric, self.eval_convention, evals, rule, progress)
+        callbacks = [monitor]
+        if sampling:
+            callbacks.insert(0, query_sampling(dtrain, self.round_query_samples(n_queries), n_queries, scale))
+        booster = xgb.train(self._params(scale), dtrain, num_boost_round=self.n_estimators,
+                            evals=[(matrix, name) for matrix, name, _ in evals], callbacks=callbacks,
+                            verbose_eval=False)
         rounds = int(booster.num_boosted_rounds())
         if rule is not None:
             self.best_iteration_ = rule.kept_iteration()
@@ -204,9 +221,11 @@ class LambdaMART:
             "kept_iteration": int(self.best_iteration_),
             "trees_kept": int(self.best_iteration_) + 1,
             "rounds_trained": rounds,
-            "stop_reason": stop_reason,
+            "stop_reason": monitor.stop_reason(self.overfit_tolerance),
             "queries_per_round": self.n_sampled_queries(n_queries) if sampling else n_queries,
-            "eval_history": history,
+            "eval_metric": self.eval_metric,
+            "eval_convention": self.eval_convention or "xgboost",
+            "eval_history": monitor.history,
         }
         return self
 
@@ -217,16 +236,64 @@ class LambdaMART:
 
     def predict(self, data: RankingData, n_trees: int | None = None) -> np.ndarray:
         """Scores of the kept trees (or of the first ``n_trees``)."""
-        import xgboost as xgb
+        xgb = import_without_sklearn("xgboost")
 
         end = self.best_iteration_ + 1 if n_trees is None else int(n_trees)
         scores = self.booster_.predict(xgb.DMatrix(data.X), iteration_range=(0, end))
         return scores.astype(np.float64)
 
 
-def _parse_eval(text: str):
-    """``"[3]\ttrain-ndcg@10:0.71\tvalid-ndcg@10:0.52"`` -> (name, metric, value) triples."""
-    for token in text.split()[1:]:
-        name, _, rest = token.partition("-")
-        metric, _, value = rest.rpartition(":")
-        yield name, metric, float(value)
+@functools.cache
+def _callbacks():
+    """The two training callbacks (classes made on first use: xgboost is imported lazily)."""
+    xgb = import_without_sklearn("xgboost")
+
+    class QuerySampling(xgb.callback.TrainingCallback):
+        """Before each boosting round: weight ``scale`` on that round's query sample, 0 elsewhere (§3.3)."""
+
+        def __init__(self, dtrain, samples, n_queries: int, scale: float) -> None:
+            super().__init__()
+            self.dtrain, self.samples, self.scale = dtrain, samples, scale
+            self.weights = np.zeros(n_queries, dtype=np.float32)
+
+        def before_iteration(self, model, epoch: int, evals_log) -> bool:
+            self.weights[:] = 0.0
+            self.weights[next(self.samples)] = self.scale
+            self.dtrain.set_weight(self.weights)
+            return False
+
+    class Monitor(xgb.callback.TrainingCallback):
+        """After each boosting round: record the metric on every evaluation set, report progress and apply
+        the stopping rule (returning True stops training)."""
+
+        def __init__(self, metric: str, convention: str | None, evals, rule, progress) -> None:
+            super().__init__()
+            self.metric, self.convention, self.evals = metric, convention, evals
+            self.rule, self.progress, self.stopped = rule, progress, False
+            self.history: dict = {name: {metric: []} for _, name, _ in evals}
+
+        def value(self, model, matrix, name: str, data: RankingData, evals_log) -> float:
+            if self.convention is None:  # XGBoost's own metric, as its evaluation log holds it
+                return float(evals_log[name][self.metric][-1])
+            from ..metrics import evaluate
+
+            margins = model.predict(matrix, output_margin=True, training=False)  # incremental: a cached matrix
+            per_query = evaluate(margins.astype(np.float64), data.labels, data.query_offsets, (self.metric,),
+                                 convention=self.convention)[self.metric]
+            return float(np.mean(per_query))
+
+        def after_iteration(self, model, epoch: int, evals_log) -> bool:
+            for matrix, name, data in self.evals:
+                self.history[name][self.metric].append(self.value(model, matrix, name, data, evals_log))
+            if self.progress is not None:
+                self.progress(1)
+            if self.rule is not None and self.rule.update(self.history["valid"][self.metric][-1]):
+                self.stopped = True
+            return self.stopped
+
+        def stop_reason(self, tolerance) -> str:
+            if not self.stopped:
+                return "n_estimators"
+            return "early_stopping" if tolerance is None else "overfit_tolerance"
+
+    return QuerySampling, Monitor

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
+from ._imports import import_without_sklearn
 
 _EVAL_METRIC = re.compile(r"ndcg@([1-9][0-9]*)")
 
@@ -87,13 +88,13 @@ class LightGBMRanker:
 
     @staticmethod
     def _dataset(data: RankingData, reference=None):
-        import lightgbm as lgb
+        lgb = import_without_sklearn("lightgbm")
 
         return lgb.Dataset(data.X, label=data.labels.astype(np.float64), group=data.query_sizes,
                            reference=reference, free_raw_data=False)
 
     def fit(self, train: RankingData, valid: RankingData | None = None, progress=None) -> "LightGBMRanker":
-        import lightgbm as lgb
+        lgb = import_without_sklearn("lightgbm")
 
         dtrain = self._dataset(train)
         callbacks = []

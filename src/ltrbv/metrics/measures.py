@@ -18,8 +18,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ..compile_lock import first_call
 from .conventions import Convention, get_convention
 from .names import parse_metric
+from . import ranking
 from .ranking import RankedQueries, discount_table, err_expected, err_in_order, segment_sum
 
 
@@ -198,5 +200,6 @@ def evaluate(
     parsed = {name: parse_metric(name) for name in metrics}
     convention = get_convention(convention)
     scores, labels, offsets = _validated_inputs(scores, labels, query_offsets)
-    ranked = RankedQueries(scores, labels, offsets, ties=ties)
-    return {name: MEASURES[kind](ranked, convention, k) for name, (kind, k) in parsed.items()}
+    with first_call(ranking, ranking._descending_order_kernel):  # a fresh checkout compiles the kernels once
+        ranked = RankedQueries(scores, labels, offsets, ties=ties)
+        return {name: MEASURES[kind](ranked, convention, k) for name, (kind, k) in parsed.items()}

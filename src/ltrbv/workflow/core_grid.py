@@ -63,10 +63,17 @@ def prediction_files(config: dict, dataset: str, file: str = "test.scores") -> l
 
 
 def metrics_files(config: dict, dataset: str) -> list[str]:
-    return [paths.METRICS.format(dataset=dataset, learner=learner, fold=fold, seed=seed)
-            for learner in config["run"]["learners"]
-            for fold in config["datasets"][dataset]["folds"]
-            for seed in config["run"]["seeds"]]
+    return [paths.METRICS.format(dataset=dataset, learner=learner) for learner in config["run"]["learners"]]
+
+
+def evaluation_inputs(config: dict, dataset: str, learner: str) -> dict:
+    """Rule evaluate's inputs by name: ``{"data": {fold: parsed test split}, "scores": {fold: {seed: test
+    scores}}}``; one job evaluates every fold and seed of a learner (one job per prediction file cost more in
+    start-up than in work)."""
+    folds = config["datasets"][dataset]["folds"]
+    return {"data": parsed_files(config, dataset, "test"),
+            "scores": {fold: {str(seed): paths.prediction(dataset, learner, fold, paths.seed_run(seed))
+                              for seed in config["run"]["seeds"]} for fold in folds}}
 
 
 def parsed_files(config: dict, dataset: str, split: str) -> dict[str, str]:

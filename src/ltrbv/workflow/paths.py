@@ -28,8 +28,8 @@ SEED_RUN = "seed{seed}"
 TRIAL_RUN = "trial{trial}"
 #: a training run's files: ``test.scores``, ``vali.scores``, ``meta.json``
 PREDICTION = _DATASET + "/predictions/{learner}/{fold}/{run}/{file}"
-#: per-query metrics of one prediction file (rule evaluate)
-METRICS = _DATASET + "/metrics/{learner}/{fold}/seed{seed}.csv"
+#: per-query metrics of one learner's test predictions, every fold and seed (rule evaluate)
+METRICS = _DATASET + "/metrics/{learner}.csv"
 #: one table (``{name}.{ext}``) or figure of a dataset
 TABLE = _DATASET + "/tables/{name}.{ext}"
 FIGURE = _DATASET + "/figures/{name}.{ext}"
@@ -62,7 +62,7 @@ REPORT_PAGE = _DATASET + "/report/{page}.html"
 REPORT_LANDING = RESULTS + "/report/index.rst"
 
 # -- per-job records ------------------------------------------------------------------------------
-#: ``{job}``: the rule's name and the wildcards that tell its jobs apart, e.g. ``evaluate/{learner}/{fold}/seed{seed}``
+#: ``{job}``: the rule's name and the wildcards that tell its jobs apart, e.g. ``train_model/{learner}/{fold}/seed{seed}``
 LOG = _DATASET + "/logs/{job}.log"
 BENCHMARK = _DATASET + "/benchmarks/{job}.tsv"
 #: rules of the whole run (not of one dataset)
@@ -107,7 +107,7 @@ JOBS = {
     "synthetic_folds": "synthetic_folds",
     "tree_strength": "tree_strength/{learner}",
     "plot_tree_strength": "plot_tree_strength",
-    "evaluate": "evaluate/{learner}/{fold}/seed{seed}",
+    "evaluate": "evaluate/{learner}",
     "trial_queries": "trial_queries/{fold}/trial{trial}",
     "train_trial": "train_trial/{learner}/{fold}/trial{trial}",
     "variance_table": "variance_table",
