@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ltrbv.metrics import CONVENTIONS, METRIC_KINDS, Convention, evaluate, get_convention, parse_metric
+from ltrbv.metrics import ranking
 from ltrbv.metrics.ranking import descending_order_within_queries, query_index_of_rows
 
 
@@ -223,7 +224,22 @@ def test_segment_sort_equals_lexsort_on_rows_negated_scores_and_query(data):
                                 min_size=n, max_size=n))
     scores = np.array(values, dtype=np.float64)
     reference = np.lexsort((np.arange(n), -scores, query_index_of_rows(offsets)))
+    # both paths: numpy's lexsort below KERNEL_MIN_ROWS rows, the compiled kernel from there on
     np.testing.assert_array_equal(descending_order_within_queries(scores, offsets), reference)
+    np.testing.assert_array_equal(ranking._descending_order_kernel(scores, offsets), reference)
+    labels = np.array(data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), dtype=np.int8)
+    by_label = np.lexsort((np.arange(n), -labels.astype(np.int64), query_index_of_rows(offsets)))
+    np.testing.assert_array_equal(descending_order_within_queries(labels, offsets), by_label)
+    np.testing.assert_array_equal(ranking._descending_order_kernel(labels, offsets), by_label)
+
+
+def test_large_inputs_take_the_compiled_kernel_with_the_same_order(monkeypatch):
+    rng = np.random.default_rng(3)
+    offsets = offsets_from_sizes(rng.integers(1, 40, 2000).tolist())
+    scores = rng.integers(0, 5, int(offsets[-1])).astype(np.float64)  # many ties
+    small = descending_order_within_queries(scores, offsets)
+    monkeypatch.setattr(ranking, "KERNEL_MIN_ROWS", 0)
+    np.testing.assert_array_equal(descending_order_within_queries(scores, offsets), small)
 
 
 @pytest.mark.parametrize("convention", sorted(CONVENTIONS))

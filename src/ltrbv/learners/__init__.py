@@ -10,22 +10,37 @@ by the rules in ``rules/bagging.smk`` (see :mod:`ltrbv.bagging`).
 
 from __future__ import annotations
 
-from ..forest import RankingForest
-from .command import CommandLearner
-from .lambdamart import LambdaMART
-from .lightgbm_ranker import LightGBMRanker
-from .python_callable import PythonLearner
-from .ranking_svm import RankingSVM
-from .stopping import StoppingRule
+import importlib
+from collections.abc import Mapping
 
-LEARNER_KINDS = {
-    "xgboost": LambdaMART,
-    "lightgbm": LightGBMRanker,
-    "random_forest": RankingForest,
-    "command": CommandLearner,
-    "python": PythonLearner,
-    "ranking-svm": RankingSVM,
-}
+#: every learner class and the module that defines it, imported on first use (PEP 562): a LambdaMART job
+#: does not import the forest's compiled kernels, nor a forest job XGBoost
+_HOMES = {"RankingForest": "..forest", "CommandLearner": ".command", "LambdaMART": ".lambdamart",
+          "LightGBMRanker": ".lightgbm_ranker", "PythonLearner": ".python_callable", "RankingSVM": ".ranking_svm",
+          "StoppingRule": ".stopping"}
+
+
+def _load(name: str):
+    return getattr(importlib.import_module(_HOMES[name], __name__), name)
+
+
+class _LearnerKinds(Mapping):
+    """``{config kind: estimator class}``; a class is imported when it is looked up."""
+
+    _CLASSES = {"xgboost": "LambdaMART", "lightgbm": "LightGBMRanker", "random_forest": "RankingForest",
+                "command": "CommandLearner", "python": "PythonLearner", "ranking-svm": "RankingSVM"}
+
+    def __getitem__(self, kind: str):
+        return _load(self._CLASSES[kind])
+
+    def __iter__(self):
+        return iter(self._CLASSES)
+
+    def __len__(self) -> int:
+        return len(self._CLASSES)
+
+
+LEARNER_KINDS = _LearnerKinds()
 
 
 def make_learner(kind: str, params: dict, random_state: int, n_threads: int = 1):
@@ -36,5 +51,11 @@ def make_learner(kind: str, params: dict, random_state: int, n_threads: int = 1)
     return cls(**params, random_state=random_state, n_threads=n_threads)
 
 
+def __getattr__(name: str):
+    if name in _HOMES:
+        return _load(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["LEARNER_KINDS", "CommandLearner", "LambdaMART", "LightGBMRanker", "PythonLearner", "RankingForest",
-           "StoppingRule", "make_learner"]
+           "RankingSVM", "StoppingRule", "make_learner"]

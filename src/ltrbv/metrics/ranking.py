@@ -64,14 +64,23 @@ def _descending_order_kernel(keys, query_offsets):  # pragma: no cover - compile
     return order
 
 
+#: from this many rows on the compiled kernel sorts; below, numpy's lexsort (the same order), because a process's
+#: first compiled call loads numba's compiler and the cached kernel (~0.5 s), more than the kernel saves there
+KERNEL_MIN_ROWS = 200_000
+
+
 def descending_order_within_queries(keys: np.ndarray, query_offsets: np.ndarray) -> np.ndarray:
     """Row order sorting each query's rows by descending key; equal keys keep row order.
 
     Equivalent to ``np.lexsort((rows, -keys, query_index))`` (tested), but a stable
-    per-segment merge sort is about 5x faster than lexsort on 10^6 rows.  Ties are exact
-    equality (``-0.0 == 0.0``).
+    per-segment merge sort is about 5x faster than lexsort on 10^6 rows, so it is used from
+    :data:`KERNEL_MIN_ROWS` rows on.  Ties are exact equality (``-0.0 == 0.0``).
     """
-    return _descending_order_kernel(np.ascontiguousarray(keys), query_offsets)
+    keys = np.ascontiguousarray(keys)
+    if keys.size >= KERNEL_MIN_ROWS:
+        return _descending_order_kernel(keys, query_offsets)
+    query_index = np.repeat(np.arange(query_offsets.size - 1), np.diff(query_offsets))
+    return np.lexsort((-keys.astype(np.float64), query_index))
 
 
 class RankedQueries:
