@@ -64,9 +64,12 @@ def _descending_order_kernel(keys, query_offsets):  # pragma: no cover - compile
     return order
 
 
-#: from this many rows on the compiled kernel sorts; below, numpy's lexsort (the same order), because a process's
-#: first compiled call loads numba's compiler and the cached kernel (~0.5 s), more than the kernel saves there
+#: from this many rows on, or after this many calls in a process, the compiled kernel sorts; before, numpy's
+#: lexsort (the same order), because a process's first compiled call loads numba's compiler and the cached
+#: kernel (~0.5 s), more than the kernel saves on a few small inputs
 KERNEL_MIN_ROWS = 200_000
+KERNEL_AFTER_CALLS = 10_000
+_calls = 0
 
 
 def descending_order_within_queries(keys: np.ndarray, query_offsets: np.ndarray) -> np.ndarray:
@@ -74,10 +77,12 @@ def descending_order_within_queries(keys: np.ndarray, query_offsets: np.ndarray)
 
     Equivalent to ``np.lexsort((rows, -keys, query_index))`` (tested), but a stable
     per-segment merge sort is about 5x faster than lexsort on 10^6 rows, so it is used from
-    :data:`KERNEL_MIN_ROWS` rows on.  Ties are exact equality (``-0.0 == 0.0``).
+    :data:`KERNEL_MIN_ROWS` rows on, and for every call after :data:`KERNEL_AFTER_CALLS` in a process.  Ties are exact equality (``-0.0 == 0.0``).
     """
+    global _calls
+    _calls += 1
     keys = np.ascontiguousarray(keys)
-    if keys.size >= KERNEL_MIN_ROWS:
+    if keys.size >= KERNEL_MIN_ROWS or _calls > KERNEL_AFTER_CALLS:
         return _descending_order_kernel(keys, query_offsets)
     query_index = np.repeat(np.arange(query_offsets.size - 1), np.diff(query_offsets))
     return np.lexsort((-keys.astype(np.float64), query_index))
