@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -63,6 +64,12 @@ def pytest_fixture_setup(fixturedef, request):
     if reporter is None or fixturedef.scope == "function":
         yield
         return
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+
+    def say(text: str) -> None:  # past pytest's output capture, which is on while fixtures set up
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            reporter.write_line(text)
+
     doc = (fixturedef.func.__doc__ or "").strip().splitlines()
     what = f"{fixturedef.argname} ({doc[0].rstrip('.')})" if doc else fixturedef.argname
     started, finished, announced = time.monotonic(), threading.Event(), []
@@ -70,7 +77,7 @@ def pytest_fixture_setup(fixturedef, request):
     def announce() -> None:
         wait = ANNOUNCE_AFTER_S
         while not finished.wait(wait):
-            reporter.write_line(f"[fixture] {what}: setting up, {time.monotonic() - started:.0f} s so far")
+            say(f"[fixture] {what}: setting up, {time.monotonic() - started:.0f} s so far")
             announced.append(True)
             wait = 60.0
 
@@ -82,4 +89,4 @@ def pytest_fixture_setup(fixturedef, request):
         finished.set()
         watcher.join()
         if announced:
-            reporter.write_line(f"[fixture] {fixturedef.argname}: ready after {time.monotonic() - started:.0f} s")
+            say(f"[fixture] {fixturedef.argname}: ready after {time.monotonic() - started:.0f} s")
