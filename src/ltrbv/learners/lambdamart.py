@@ -16,6 +16,7 @@ import numpy as np
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
+from ._validation_metric import check_validation_metric
 from .stopping import StoppingRule
 
 #: XGBoost's ranking metrics as eval_metric (the stopping rule reads them back from its evaluation log)
@@ -115,16 +116,7 @@ class LambdaMART:
                                  f"and a trailing '-', e.g. ndcg@10), got {self.eval_metric!r}; or set "
                                  f"eval_convention to use this package's metrics")
         else:
-            from ..metrics import get_convention, parse_metric
-
-            try:
-                get_convention(self.eval_convention)
-            except (ValueError, TypeError) as error:
-                raise ValueError(f"eval_convention: {error}") from None
-            try:
-                parse_metric(self.eval_metric)
-            except (ValueError, TypeError) as error:
-                raise ValueError(f"eval_metric: {error}") from None
+            check_validation_metric(self.eval_metric, self.eval_convention)
         check_integer("early_stopping_rounds", self.early_stopping_rounds, minimum=1, allow_none=True)
         if self.lambdarank_pair_method not in ("topk", "mean"):
             raise ValueError(f"lambdarank_pair_method must be 'topk' or 'mean', got {self.lambdarank_pair_method!r}")

@@ -54,6 +54,7 @@ import numpy as np
 
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
+from ._validation_metric import check_validation_metric
 
 LOSSES = ("hinge", "squared_hinge")
 _PAIR_SEED_TAG = 0x52534D  # "RSM": keeps the pair samples apart from other uses of random_state
@@ -90,22 +91,13 @@ class RankingSVM:
     fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        from ..metrics import get_convention, parse_metric
-
         _c_values(self.C)
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
         check_integer("max_pairs_per_query", self.max_pairs_per_query, minimum=1, allow_none=True)
         check_real("tol", self.tol, low=0.0, low_open=True)
         check_integer("max_iter", self.max_iter, minimum=1)
-        try:
-            parse_metric(self.eval_metric)
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"eval_metric: {error}") from None
-        try:
-            get_convention(self.eval_convention)
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"eval_convention: {error}") from None
+        check_validation_metric(self.eval_metric, self.eval_convention)
         check_integer("random_state", self.random_state, minimum=0, maximum=2**32 - 1)
         check_integer("n_threads", self.n_threads, minimum=1)
 

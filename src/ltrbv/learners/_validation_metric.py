@@ -1,0 +1,14 @@
+"""The check of a learner's validation measure: this package's metric name under a named convention."""
+
+from __future__ import annotations
+
+
+def check_validation_metric(metric, convention) -> None:
+    """Raise ``ValueError`` naming ``eval_metric`` or ``eval_convention`` when either is not a known one."""
+    from ..metrics import get_convention, parse_metric
+
+    for name, value, check in (("eval_metric", metric, parse_metric), ("eval_convention", convention, get_convention)):
+        try:
+            check(value)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{name}: {error}") from None
