@@ -112,3 +112,15 @@ def test_workflow_targets_and_problems():
     section["experiments"]["broken"] = {"kind": "compare", "rankers": ["rf_reg"], "label_models": ["lambdamart"]}
     found = "\n".join(avw.problems(config))
     assert "needs two ranker(s)" in found and "has no label probabilities" in found
+
+
+def test_savings_when_both_curves_reach_zero_error_are_taken_where_each_first_does():
+    """A model-selection error can reach 0 before the largest budget: passive at 55, active at 35 -> 36%."""
+    budgets = [5, 15, 25, 35, 45, 55, 65, 75]
+    curves = {"passive": [0.17, 0.03, 0.005, 0.0008, 0.0001, 0, 0, 0], "active": [0.12, 0.007, 0.0004, 0, 0, 0, 0, 0]}
+    rows = [{"measure": "dcg", "method": m, "budget": b, "selection_error": e}
+            for m, errors in curves.items() for b, e in zip(budgets, errors)]
+    [row] = label_savings(pd.DataFrame(rows), "selection_error").to_dict("records")
+    assert row["savings"] == pytest.approx(1 - 35 / 55)
+    [flipped] = label_savings(pd.DataFrame(rows), "selection_error", baseline="active", method="passive").to_dict("records")
+    assert flipped["savings"] == pytest.approx(-(1 - 35 / 55))

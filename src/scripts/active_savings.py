@@ -52,8 +52,10 @@ with rule_log(sm) as log:
             abs_bound = "≥ " if r["abs_at_bound"] and r["abs_savings"] > 0 else ""
             extra = (f"{r['abs_passive_error']:.4g} / {r['abs_method_error']:.4g}, "
                      f"{abs_bound}{100 * r['abs_savings']:.0f}%")
+        saving = (f"{bound}{100 * r['savings']:.0f}%" if r["savings"] == r["savings"]
+                  else "— (no error to save on: both are 0 throughout)")
         lines.append(f"| {r['experiment']} | {r['measure'].upper()} | {label} | {r['budget']:g} | "
-                     f"{r['passive_error']:.4g} | {r['method_error']:.4g} | {bound}{100 * r['savings']:.0f}% | {extra} |")
+                     f"{r['passive_error']:.4g} | {r['method_error']:.4g} | {saving} | {extra} |")
     write_text(sm.output.md, "\n".join(lines) + "\n\nError, as in Sawade et al. (2013): for an estimation experiment "
                "the mean absolute error of the estimated R (Fig. 2); for a comparison the model-selection error, the "
                "share of repetitions whose estimated difference R[r1] - R[r2] has the wrong sign (Fig. 3), with the "

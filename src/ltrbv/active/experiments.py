@@ -146,7 +146,9 @@ def label_savings(table: pd.DataFrame, error: str = "abs_error", baseline: str =
     savings = 1 - Lambda_method / Lambda_max, where Lambda_method is the budget at which the
     method's error curve reaches the baseline's error at Lambda_max.  When the method is worse
     at Lambda_max the sign flips: -(1 - Lambda_baseline / Lambda_max), the share the baseline saves.
-    A saving beyond the smallest budget is reported as that bound.
+    A saving beyond the smallest budget is reported as that bound.  When both curves reach an error of 0
+    (a model-selection error: every repetition picks the better ranker) the reference is the budget at which
+    the baseline first reaches 0 instead of Lambda_max, and the method's budget is where it first does.
     """
     rows = []
     for measure, part in table.groupby("measure", sort=False):
@@ -155,7 +157,11 @@ def label_savings(table: pd.DataFrame, error: str = "abs_error", baseline: str =
         budgets = base["budget"].to_numpy()
         top = budgets[-1]
         e_base, e_act = base[error].to_numpy(), act[error].to_numpy()
-        if e_act[-1] <= e_base[-1]:
+        if e_base[-1] == 0 and e_act[-1] == 0:
+            first_zero = [float(budgets[np.flatnonzero(e == 0)[0]]) for e in (e_base, e_act)]
+            needed, reference = first_zero[1], first_zero[0]
+            saving = 1.0 - needed / reference if needed <= reference else -(1.0 - reference / needed)
+        elif e_act[-1] <= e_base[-1]:
             needed = budget_to_reach(budgets, e_act, e_base[-1])
             saving = 1.0 - needed / top
         else:
