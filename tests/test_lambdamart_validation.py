@@ -116,3 +116,27 @@ def test_xgboost_is_imported_without_scikit_learn_which_stays_importable():
             "import sklearn.svm; print(sklearn.svm.LinearSVC.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "LinearSVC"]
+
+
+# -- LightGBM's LambdaMART: the same option -----------------------------------------------------------------
+
+def test_lightgbm_validates_with_the_package_metric_of_each_rounds_model():
+    pytest.importorskip("lightgbm")
+    from ltrbv.learners import LightGBMRanker
+
+    train, valid = ranking_data(seed=1), ranking_data(n_queries=30, seed=2, empty_queries=6)
+    model = LightGBMRanker(n_estimators=30, learning_rate=0.2, max_leaves=8, min_child_samples=5,
+                           eval_metric="ndcg@10", eval_convention="letor4", early_stopping_rounds=5,
+                           random_state=3).fit(train, valid)
+    history = model.fit_info_["eval_history"]["valid"]["ndcg@10"]
+    best = model.fit_info_["trees_kept"]
+    assert model.fit_info_["eval_convention"] == "letor4" and len(history) >= best
+    for i in sorted({0, best // 2, best - 1}):  # the booster keeps only the rounds up to the best one
+        scores = model.booster_.predict(valid.X, num_iteration=i + 1)
+        want = evaluate(scores, valid.labels, valid.query_offsets, ("ndcg@10",), convention="letor4")["ndcg@10"]
+        assert history[i] == pytest.approx(float(np.mean(want)), abs=1e-9)
+    assert best - 1 == int(np.argmax(history))  # LightGBM keeps the first best round
+    with pytest.raises(ValueError, match="eval_convention: unknown metric convention"):
+        LightGBMRanker(eval_convention="trec")
+    with pytest.raises(ValueError, match="eval_metric must be ndcg@k"):
+        LightGBMRanker(eval_metric="map")

@@ -2,9 +2,10 @@
 
 The peer most users reach for beside XGBoost, with the same conventions as :class:`~ltrbv.learners.LambdaMART`:
 ``n_estimators`` caps the boosting rounds; with a validation set, training stops after
-``early_stopping_rounds`` rounds without improvement of ``eval_metric`` (``ndcg@k``, LightGBM's
-``ndcg`` at ``eval_at = k``; like XGBoost's, it scores a query without relevant documents as 1) and the
-predictions use the best iteration.  Gains are 2^label - 1 (LightGBM's default ``label_gain``).
+``early_stopping_rounds`` rounds without improvement of ``eval_metric`` and the predictions use the best
+iteration.  Without ``eval_convention`` the metric is LightGBM's ``ndcg`` at ``eval_at = k`` (``ndcg@k``;
+like XGBoost's, it scores a query without relevant documents as 1); with it, this package's ``eval_metric``
+under that convention (the dataset's own), computed each round from LightGBM's validation scores (``feval``).  Gains are 2^label - 1 (LightGBM's default ``label_gain``).
 ``max_leaves`` and ``min_child_weight`` keep the XGBoost learner's names (LightGBM's ``num_leaves`` and
 ``min_sum_hessian_in_leaf``).  Training is deterministic for a seed (``deterministic``,
 ``force_col_wise``), at any thread count.
@@ -20,6 +21,7 @@ import numpy as np
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
+from ._validation_metric import check_validation_metric
 
 _EVAL_METRIC = re.compile(r"ndcg@([1-9][0-9]*)")
 
@@ -40,6 +42,7 @@ class LightGBMRanker:
     max_bin: int = 255
     lambdarank_truncation_level: int = 30
     eval_metric: str = "ndcg@10"
+    eval_convention: str | None = None
     early_stopping_rounds: int | None = 100
     random_state: int = 0
     n_threads: int = 1
@@ -59,15 +62,19 @@ class LightGBMRanker:
         check_real("reg_lambda", self.reg_lambda, low=0.0)
         check_integer("max_bin", self.max_bin, minimum=2)
         check_integer("lambdarank_truncation_level", self.lambdarank_truncation_level, minimum=1)
-        if not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
-            raise ValueError(f"eval_metric must be ndcg@k (LightGBM's ndcg at eval_at = k), got {self.eval_metric!r}")
+        if self.eval_convention is not None:
+            check_validation_metric(self.eval_metric, self.eval_convention)
+        elif not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
+            raise ValueError(f"eval_metric must be ndcg@k (LightGBM's ndcg at eval_at = k), got {self.eval_metric!r}; "
+                             f"or set eval_convention to use this package's metrics")
         check_integer("early_stopping_rounds", self.early_stopping_rounds, minimum=1, allow_none=True)
 
     def _params(self) -> dict:
+        metric = {"metric": "None"} if self.eval_convention is not None else {
+            "metric": "ndcg", "eval_at": [int(_EVAL_METRIC.fullmatch(self.eval_metric).group(1))]}
         return {
             "objective": "lambdarank",
-            "metric": "ndcg",
-            "eval_at": [int(_EVAL_METRIC.fullmatch(self.eval_metric).group(1))],
+            **metric,
             "learning_rate": self.learning_rate,
             "num_leaves": self.max_leaves,
             "max_depth": self.max_depth,
@@ -107,8 +114,17 @@ class LightGBMRanker:
         callbacks.append(lgb.record_evaluation(history))
         if progress is not None:
             callbacks.append(lambda env: progress(1))
+        feval = None
+        if valid is not None and self.eval_convention is not None:
+            from ..metrics import evaluate
+
+            def feval(scores, dataset):  # this package's metric on the validation fold (the only eval set)
+                per_query = evaluate(np.asarray(scores, dtype=np.float64), valid.labels, valid.query_offsets,
+                                     (self.eval_metric,), convention=self.eval_convention)[self.eval_metric]
+                return self.eval_metric, float(np.mean(per_query)), True
+
         booster = lgb.train(self._params(), dtrain, num_boost_round=self.n_estimators, valid_sets=valid_sets,
-                            valid_names=names, callbacks=callbacks)
+                            valid_names=names, callbacks=callbacks, feval=feval)
         recorded = [values for metrics in history.values() for values in metrics.values()]
         rounds = len(recorded[0]) if recorded else booster.current_iteration()  # the booster keeps only the best
         best = booster.best_iteration if booster.best_iteration > 0 else rounds
@@ -119,6 +135,7 @@ class LightGBMRanker:
             "trees_kept": int(best),
             "rounds_trained": int(rounds),
             "stop_reason": "early_stopping" if rounds < self.n_estimators else "n_estimators",
+            "eval_convention": self.eval_convention or "lightgbm",
             "eval_history": {name: {self.eval_metric: [float(v) for v in values]}
                              for name, metrics in history.items() for values in metrics.values()},
         }
