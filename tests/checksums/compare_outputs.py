@@ -18,10 +18,13 @@ Recorded baselines:
   from the old baseline only in the metrics files' layout (their rows identical) and LambdaMART's
   meta.json (two new fit_info keys);
 
-Recorded for issue 13 at commit 61e3c52, before the workflow-layer redesign (since issue 16 they also differ
+* ``baseline-demo-active-small.sha256``: ``--configfile config/demo.yaml active-small.yaml``, re-recorded
+  with it (and the Ranking SVM pair and the model-selection savings of issue 18); against the issue-13
+  baseline only the LambdaMART-derived files, the savings tables and the new pair's files changed;
+
+Recorded for issue 13 at commit 61e3c52, before the workflow-layer redesign (since issue 16 it also differs
 in the metrics files' layout and in every LambdaMART-derived file):
 
-* ``baseline-demo-active-small.sha256``: then ``--configfile config/demo.yaml active-small.yaml``;
 * ``baseline-mq2008-small.sha256``: ``--configfile mq2008-small.yaml`` (config/mq2008.yaml's sections at
   a smaller size, bagging experiments on; its root is the project machine's /work/shared/data/MQ2008).
   The study's BL-MART files differ by design (one seed scheme for the bag's sub-models since issue 13):
