@@ -17,10 +17,9 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import numpy as np
 
 from ltrbv.data.cache import load_cache
-from ltrbv.io import write_json, write_scores
 from ltrbv.learners.bag import Bag, submodel_seeds
-from ltrbv.provenance import package_versions
 from ltrbv.workflow.logs import rule_log
+from ltrbv.workflow.run_files import write_run
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
@@ -39,10 +38,8 @@ with rule_log(sm) as log:
     (test_scores, vali_scores), learner, chosen = bag.fit_submodel(k, train, vali, (test, vali), keys, queries,
                                                                    n_threads=sm.threads)
     fit_seconds = time.perf_counter() - started
-    write_scores(sm.output.test, test.to_file_order(test_scores))
-    write_scores(sm.output.vali, vali.to_file_order(vali_scores))
     w = sm.wildcards
-    write_json(sm.output.meta, {
+    write_run(sm.output, test, vali, (test_scores, vali_scores), {
         "learner": spec["name"],
         "kind": spec["kind"],
         "params": spec["params"],
@@ -55,8 +52,5 @@ with rule_log(sm) as log:
         "fold": w.fold,
         "train_queries": int(chosen.size),
         "train_query_indices": chosen,
-        "fit_seconds": round(fit_seconds, 3),
-        "fit_info": getattr(learner, "fit_info_", {}),
-        "versions": package_versions(),
-    })
+    }, fit_seconds, learner)
     log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)

@@ -7,10 +7,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.data.cache import load_cache
-from ltrbv.io import write_json, write_scores
 from ltrbv.learners import make_learner
-from ltrbv.provenance import package_versions
 from ltrbv.workflow.logs import progress_bar, rule_log
+from ltrbv.workflow.run_files import write_run
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
@@ -23,9 +22,7 @@ with rule_log(sm) as log:
     with progress_bar(total=getattr(learner, "n_estimators", None), desc=spec["name"], unit="tree") as bar:
         test_scores, vali_scores = learner.fit_predict(train, vali, (test, vali), progress=bar.update)
     fit_seconds = time.perf_counter() - started
-    write_scores(sm.output.test, test.to_file_order(test_scores))
-    write_scores(sm.output.vali, vali.to_file_order(vali_scores))
-    write_json(sm.output.meta, {
+    write_run(sm.output, test, vali, (test_scores, vali_scores), {
         "learner": spec["name"],
         "kind": spec["kind"],
         "params": spec["params"],
@@ -34,8 +31,5 @@ with rule_log(sm) as log:
         "dataset": sm.wildcards.dataset,
         "fold": sm.wildcards.fold,
         "train_queries": train.n_queries,
-        "fit_seconds": round(fit_seconds, 3),
-        "fit_info": getattr(learner, "fit_info_", {}),
-        "versions": package_versions(),
-    })
+    }, fit_seconds, learner)
     log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)

@@ -14,10 +14,9 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import numpy as np
 
 from ltrbv.data.cache import load_cache
-from ltrbv.io import write_json, write_scores
 from ltrbv.learners import make_learner
-from ltrbv.provenance import package_versions
 from ltrbv.workflow.logs import rule_log
+from ltrbv.workflow.run_files import write_run
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
@@ -32,10 +31,8 @@ with rule_log(sm) as log:
     started = time.perf_counter()
     test_scores, vali_scores = learner.fit_predict(subset, vali, (test, vali))
     fit_seconds = time.perf_counter() - started
-    write_scores(sm.output.test, test.to_file_order(test_scores))
-    write_scores(sm.output.vali, vali.to_file_order(vali_scores))
     w = sm.wildcards
-    write_json(sm.output.meta, {
+    write_run(sm.output, test, vali, (test_scores, vali_scores), {
         "learner": spec["name"],
         "kind": spec["kind"],
         "params": spec["params"],
@@ -48,8 +45,5 @@ with rule_log(sm) as log:
         "fold": w.fold,
         "train_queries": subset.n_queries,
         "train_query_indices": queries,
-        "fit_seconds": round(fit_seconds, 3),
-        "fit_info": getattr(learner, "fit_info_", {}),
-        "versions": package_versions(),
-    })
+    }, fit_seconds, learner)
     log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)
