@@ -330,6 +330,11 @@ WORKFLOW_CASES = [
     WorkflowCase("python-learner-not-importable",
                  lambda c: c["learners"].__setitem__("rf", {"kind": "python", "params": {"callable": "no_such_mod:f"}}),
                  r"learners.rf.params: callable 'no_such_mod:f': cannot import module 'no_such_mod'"),
+    WorkflowCase("lightgbm-eval_convention", lambda c: c["learners"].__setitem__(
+        "rf", {"kind": "lightgbm", "params": {"eval_convention": "trec"}}), r"learners.rf.params: eval_convention: unknown"),
+    WorkflowCase("lightgbm-eval_metric-with-convention", lambda c: c["learners"].__setitem__(
+        "rf", {"kind": "lightgbm", "params": {"eval_convention": "letor4", "eval_metric": -3}}),
+        r"learners.rf.params: eval_metric: "),
     WorkflowCase("lightgbm-eval_metric", lambda c: c["learners"].__setitem__(
         "rf", {"kind": "lightgbm", "params": {"eval_metric": "map"}}), r"learners.rf.params: eval_metric must be ndcg@k"),
     WorkflowCase("significance-correction", study(significance={"baseline": "gbm", "correction": "bonferroni"}),
