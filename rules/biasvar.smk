@@ -1,6 +1,6 @@
 # The bias-variance study (Ibrahim 2021; Zhang et al. 2013), switched on by the config section `biasvar`:
 #   biasvar_sample       one training set of a fold's queries: bootstrap (63%, w/o replacement) or a two-fold half
-#   train_biasvar        one learner (at one sweep setting) on one training set -> test prediction file
+#   train_biasvar_*      one learner (at one sweep setting) on each training set of a scheme -> test prediction files
 #   reduce_biasvar       the B (or 2J) prediction files of a run -> bias², variance, SRE, VRE, ranking error + CIs
 #   biasvar_tables       sweep table (Figs. 5-7 data) and comparison table (Table 5)
 #   plot_biasvar         Figs. 5, 6, 7 analogues
@@ -39,39 +39,52 @@ rule biasvar_sample:
         "../src/scripts/biasvar_sample.py"
 
 
-rule train_biasvar:
-    """Train one learner (at one setting of the sweep, or as configured) on one training set; score the test set."""
-    input:
-        train=fill(paths.PARSED, split="train"),
-        vali=fill(paths.PARSED, split="vali"),
-        test=fill(paths.PARSED, split="test"),
-        queries=paths.STUDY_SAMPLE,
-    output:
-        test=fill(paths.STUDY_PREDICTION, file="test.scores"),
-        meta=fill(paths.STUDY_PREDICTION, file="meta.json"),
-    params:
-        learner=lambda w: bvg.learner_spec(config, w.learner, w.setting),
-        # the model's seed keys; a bag's sub-model k derives its seeds from them as in the core run
-        seed_keys=lambda w: [config["seed"], w.dataset, w.fold, w.learner, w.setting, w.scheme, w.replicate],
-        random_state=lambda w: derive_seed(config["seed"], w.dataset, w.fold, w.learner, w.setting, w.scheme,
-                                           w.replicate),
-    wildcard_constraints:
-        learner=_alternatives(bvg.trained_here(config)),
-        scheme="bootstrap|twofold",
-        replicate=r"\d+[ab]?",
-        setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",
-    log:
-        log("train_biasvar"),
-    benchmark:
-        benchmark("train_biasvar")
-    threads: learner_threads
-    resources:
-        mem_mb=learner_resource("mem_mb"),
-        runtime=learner_resource("runtime"),
-    conda:
-        "../envs/ltrbv.yaml"
-    script:
-        "../src/scripts/train_biasvar.py"
+# Rule train_biasvar_<scheme>: one job per run (learner, fold, setting, scheme) fits the run's B (or 2J) models
+# one after another, each on its own training set, with its own seed (the replicate's wildcards, as if it
+# were a job of its own).  A study model on the demo's data trains in a fraction of a second, less than a
+# job's start-up (Python, imports, loading the compiled kernels: about a second), so one job per model
+# spent most of the study's CPU time starting up.  The outputs are the same per-replicate files.
+for _scheme in bvg.SCHEMES if _BV else ():
+
+    rule:
+        name:
+            f"train_biasvar_{_scheme}"
+        input:
+            train=fill(paths.PARSED, split="train"),
+            vali=fill(paths.PARSED, split="vali"),
+            test=fill(paths.PARSED, split="test"),
+            # queries_<replicate>: each model's training queries
+            **bvg.named_replicate_files(config, paths.STUDY_SAMPLE, _scheme, "queries"),
+        output:
+            # test_<replicate>, meta_<replicate>: each model's test scores and record
+            **bvg.named_replicate_files(config, fill(paths.STUDY_PREDICTION, file="test.scores"), _scheme, "test"),
+            **bvg.named_replicate_files(config, fill(paths.STUDY_PREDICTION, file="meta.json"), _scheme, "meta"),
+        params:
+            learner=lambda w: bvg.learner_spec(config, w.learner, w.setting),
+            scheme=_scheme,
+            replicates=bvg.replicates(config, _scheme),
+            # each model's seed keys; a bag's sub-model k derives its seeds from them as in the core run
+            seed_keys=lambda w, scheme=_scheme: {r: [config["seed"], w.dataset, w.fold, w.learner, w.setting, scheme, r]
+                                                 for r in bvg.replicates(config, scheme)},
+            random_states=lambda w, scheme=_scheme: {
+                r: derive_seed(config["seed"], w.dataset, w.fold, w.learner, w.setting, scheme, r)
+                for r in bvg.replicates(config, scheme)},
+        wildcard_constraints:
+            learner=_alternatives(bvg.trained_here(config)),
+            setting=r"base|[A-Za-z0-9_]+=[A-Za-z0-9_.+-]+",
+        log:
+            log(f"train_biasvar_{_scheme}"),
+        benchmark:
+            benchmark(f"train_biasvar_{_scheme}")
+        threads: learner_threads
+        resources:
+            mem_mb=learner_resource("mem_mb"),
+            # the learner's runtime is per model; this job fits the run's models one after another
+            runtime=lambda w, scheme=_scheme: config["learners"][w.learner]["runtime"] * len(bvg.replicates(config, scheme)),
+        conda:
+            "../envs/ltrbv.yaml"
+        script:
+            "../src/scripts/train_biasvar.py"
 
 
 rule reduce_biasvar:

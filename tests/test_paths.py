@@ -69,11 +69,14 @@ def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
     import re
 
     rules = "".join(p.read_text() for p in (REPO / "rules").glob("*.smk"))
-    assert set(re.findall(r'\b(?:log|benchmark)\("(\w+)"\)', rules)) == set(paths.JOBS)
+    named = set(re.findall(r'\b(?:log|benchmark)\("(\w+)"\)', rules))
+    # the study's training rules are written once, in a loop over the schemes
+    named |= {f"{stem}_{scheme}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_scheme\}"\)', rules)
+              for scheme in ("bootstrap", "twofold")}
+    assert named == set(paths.JOBS)
     assert not re.search(r'\b(?:log|benchmark)\("[^"]*/', rules), "a job template written in a rule"
-    assert paths.parse_job("train_biasvar/rf-point/Fold1/subsample=0.3/bootstrap/rep4") == (
-        "train_biasvar", {"learner": "rf-point", "fold": "Fold1", "setting": "subsample=0.3", "scheme": "bootstrap",
-                          "replicate": "4"})
+    assert paths.parse_job("train_biasvar_bootstrap/rf-point/Fold1/subsample=0.3") == (
+        "train_biasvar_bootstrap", {"learner": "rf-point", "fold": "Fold1", "setting": "subsample=0.3"})
     assert paths.parse_job("train_model/lm/Fold1/seed2") == (
         "train_model", {"learner": "lm", "fold": "Fold1", "seed": "2"})
     assert paths.parse_job("evaluate/lm") == ("evaluate", {"learner": "lm"})

@@ -67,6 +67,9 @@ def test_profile_sets_placeholders_and_resources_for_rules_that_exist():
     rules = set()
     for path in (REPO / "rules").glob("*.smk"):
         rules |= set(re.findall(r"^(?:checkpoint|rule) (\w+):", path.read_text(), re.M))
+        # rules written once in a loop over the study's schemes (``name: f"train_biasvar_{_scheme}"``)
+        rules |= {f"{stem}_{scheme}" for stem in re.findall(r'name:\s*f"(\w+)_\{_scheme\}"', path.read_text())
+                  for scheme in ("bootstrap", "twofold")}
     assert set(settings["set-resources"]) <= rules, f"set-resources for rules that do not exist: " \
                                                     f"{sorted(set(settings['set-resources']) - rules)}"
     for rule, resources in settings["set-resources"].items():

@@ -99,6 +99,30 @@ def test_curve_has_one_value_per_expansion_and_ends_at_the_full_trees_strength(d
             assert curve[0] == pytest.approx(mean_expected_ndcg(np.zeros(split_data.n_docs), split_data), abs=1e-12)
 
 
+def test_every_point_of_the_curve_is_the_metrics_modules_expected_ndcg_of_the_tree_stopped_there():
+    """The compiled curve against an independent route: truncate the tree after k expansions, route every
+    document to its leaf, and score with ltrbv.metrics.evaluate (ties expected).  The data has queries
+    without a relevant document, one-document queries and leaf values that tie across documents."""
+    rng = np.random.default_rng(5)
+    sizes = np.array([1, 7, 12, 3, 9, 1, 15, 6])
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    X = rng.integers(0, 4, size=(offsets[-1], 3)).astype(np.float32)  # few values: many ties
+    labels = rng.integers(0, 3, size=offsets[-1])
+    labels[offsets[1]:offsets[2]] = 0  # a query without a relevant document
+    data = RankingData(X=X, labels=labels, query_offsets=offsets, qids=np.arange(sizes.size).astype(str),
+                       line_numbers=np.arange(1, offsets[-1] + 1))
+    forest = RankingForest(splitting="point", n_estimators=3, subsample=1.0, max_features=3, random_state=1).fit(data)
+    checked = 0
+    for tree in forest.trees_:
+        curve = tree_curves([tree], data)[0]
+        for k in range(curve.size):
+            stopped = truncate_tree(tree, k)
+            leaf = leaf_of_rows(X, stopped.feature, stopped.threshold, stopped.left, stopped.right)
+            assert curve[k] == pytest.approx(mean_expected_ndcg(stopped.value[leaf], data), abs=1e-12), (k, curve.size)
+            checked += 1
+    assert checked > 10
+
+
 def test_strength_is_not_monotone_in_the_expansions(point_forest, data):
     """A split can lower the training set's expected NDCG (entropy does not target NDCG, and the tree's
     own sub-sample is not the whole training set): the curves go down as well as up."""

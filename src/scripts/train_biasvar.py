@@ -1,6 +1,9 @@
-"""Rule train_biasvar: one learner, at one sweep setting, on one training set of the study; scores the test set.
+"""Rules train_biasvar_<scheme>: one learner, at one sweep setting, on each training set of a scheme (one run of the
+study); each model scores the test set.
 
-The training set is the sample file's queries (bootstrap replicate or two-fold half, Ibrahim 2021 §5.2).
+A model's training set is its sample file's queries (bootstrap replicate or two-fold half, Ibrahim 2021 §5.2);
+the models are fitted one after another, each with the seed of its replicate (``params.random_states``), so a
+model's predictions do not depend on which other models share its job.
 For a sweep of ``subsample`` with ``relative_to: original`` the value is the paper's p, a share of the
 fold's ORIGINAL training queries, turned into the forest's share of this set
 (:func:`ltrbv.study.training_sets.per_tree_subsample`).  A bag (BL-MART) is fitted here sub-model by
@@ -25,49 +28,57 @@ from ltrbv.learners.bag import Bag
 from ltrbv.provenance import package_versions
 from ltrbv.study.training_sets import per_tree_subsample
 from ltrbv.workflow.logs import progress_bar, rule_log
+from ltrbv.workflow.paths import model_file_name
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     spec = sm.params.learner
     train, vali, test = (load_cache(sm.input[k]) for k in ("train", "vali", "test"))
-    queries = np.asarray(json.loads(Path(sm.input.queries).read_text())["query_indices"], dtype=np.int64)
-    subset = train.subset_queries(queries)
-    params = dict(spec["params"])
-    sweep = spec["sweep"]
-    if sweep and sweep["relative_to_original"]:
-        params["subsample"] = per_tree_subsample(float(sweep["value"]), train.n_queries, subset.n_queries)
-        log.info("p = %s of %d original queries -> subsample %.6f of this set's %d queries",
-                 sweep["value"], train.n_queries, params["subsample"], subset.n_queries)
-    started = time.perf_counter()
-    if spec["kind"] == "bag":
-        bag = Bag.from_spec({"name": spec["name"], **spec["bag"]})
-        with progress_bar(total=bag.n_models, desc=spec["name"], unit="sub-model") as bar:
-            (test_scores,) = bag.fit_predict(subset, vali, (test,), list(sm.params.seed_keys), n_threads=sm.threads,
-                                             progress=bar.update)
-    else:
-        learner = make_learner(spec["kind"], params, random_state=sm.params.random_state, n_threads=sm.threads)
-        log.info("training %s (%s, %s) on %d of %d training queries, seed %d, %d threads", spec["name"],
-                 spec["kind"], spec["setting"], subset.n_queries, train.n_queries, sm.params.random_state, sm.threads)
-        with progress_bar(total=getattr(learner, "n_estimators", None), desc=spec["name"], unit="tree") as bar:
-            (test_scores,) = learner.fit_predict(subset, vali, (test,), progress=bar.update)
-    fit_seconds = time.perf_counter() - started
-    write_scores(sm.output.test, test.to_file_order(test_scores))
     w = sm.wildcards
-    write_json(sm.output.meta, {
-        "learner": spec["name"],
-        "kind": spec["kind"],
-        "setting": spec["setting"],
-        "sweep": sweep,
-        "params": params,
-        "bag": spec.get("bag"),
-        "scheme": w.scheme,
-        "replicate": w.replicate,
-        "random_state": sm.params.random_state,
-        "dataset": w.dataset,
-        "fold": w.fold,
-        "train_queries": subset.n_queries,
-        "original_train_queries": train.n_queries,
-        "fit_seconds": round(fit_seconds, 3),
-        "versions": package_versions(),
-    })
-    log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)
+    for replicate in sm.params.replicates:
+        seed_keys, random_state = sm.params.seed_keys[replicate], sm.params.random_states[replicate]
+        queries_file = sm.input[model_file_name("queries", replicate)]
+        test_file = sm.output[model_file_name("test", replicate)]
+        meta_file = sm.output[model_file_name("meta", replicate)]
+        queries = np.asarray(json.loads(Path(queries_file).read_text())["query_indices"], dtype=np.int64)
+        subset = train.subset_queries(queries)
+        params = dict(spec["params"])
+        sweep = spec["sweep"]
+        if sweep and sweep["relative_to_original"]:
+            params["subsample"] = per_tree_subsample(float(sweep["value"]), train.n_queries, subset.n_queries)
+            log.info("p = %s of %d original queries -> subsample %.6f of this set's %d queries",
+                     sweep["value"], train.n_queries, params["subsample"], subset.n_queries)
+        started = time.perf_counter()
+        if spec["kind"] == "bag":
+            bag = Bag.from_spec({"name": spec["name"], **spec["bag"]})
+            with progress_bar(total=bag.n_models, desc=f"{spec['name']} rep{replicate}", unit="sub-model") as bar:
+                (test_scores,) = bag.fit_predict(subset, vali, (test,), list(seed_keys), n_threads=sm.threads,
+                                                 progress=bar.update)
+        else:
+            learner = make_learner(spec["kind"], params, random_state=random_state, n_threads=sm.threads)
+            log.info("replicate %s: training %s (%s, %s) on %d of %d training queries, seed %d, %d threads", replicate,
+                     spec["name"], spec["kind"], spec["setting"], subset.n_queries, train.n_queries, random_state,
+                     sm.threads)
+            with progress_bar(total=getattr(learner, "n_estimators", None), desc=f"{spec['name']} rep{replicate}",
+                              unit="tree") as bar:
+                (test_scores,) = learner.fit_predict(subset, vali, (test,), progress=bar.update)
+        fit_seconds = time.perf_counter() - started
+        write_scores(test_file, test.to_file_order(test_scores))
+        write_json(meta_file, {
+            "learner": spec["name"],
+            "kind": spec["kind"],
+            "setting": spec["setting"],
+            "sweep": sweep,
+            "params": params,
+            "bag": spec.get("bag"),
+            "scheme": sm.params.scheme,
+            "replicate": replicate,
+            "random_state": random_state,
+            "dataset": w.dataset,
+            "fold": w.fold,
+            "train_queries": subset.n_queries,
+            "original_train_queries": train.n_queries,
+            "fit_seconds": round(fit_seconds, 3),
+            "versions": package_versions(),
+        })
+        log.info("replicate %s fitted in %.2f s; wrote %s", replicate, fit_seconds, test_file)

@@ -120,11 +120,22 @@ def study_runs(config: dict, dataset: str) -> list[tuple[str, str, str, str]]:
     return unique
 
 
+def replicate_files(config: dict, template: str, scheme: str) -> list[str]:
+    """``template`` filled with each replicate of a scheme, in replicate order; its other wildcards kept."""
+    return [paths.fill(template, replicate=r, scheme=scheme) for r in replicates(config, scheme)]
+
+
+def named_replicate_files(config: dict, template: str, scheme: str, name: str) -> dict[str, str]:
+    """``{name_<replicate>: file}`` for each replicate of a scheme: a job's per-model inputs or outputs, by name."""
+    return {paths.model_file_name(name, r): file for r, file in zip(replicates(config, scheme),
+                                                                     replicate_files(config, template, scheme))}
+
+
 def replicate_score_files(config: dict, dataset: str, learner: str, fold: str, setting: str, scheme: str) -> list[str]:
     """The test prediction files of one run's models, in replicate order (1..B, or 1a 1b .. Ja Jb)."""
-    return [paths.STUDY_PREDICTION.format(dataset=dataset, learner=learner, fold=fold, setting=setting, scheme=scheme,
-                                          replicate=r, file="test.scores")
-            for r in replicates(config, scheme)]
+    template = paths.fill(paths.STUDY_PREDICTION, dataset=dataset, learner=learner, fold=fold, setting=setting,
+                          file="test.scores")
+    return replicate_files(config, template, scheme)
 
 
 def reduced_file(dataset: str, learner: str, fold: str, setting: str, scheme: str, suffix: str = "json") -> str:

@@ -47,6 +47,12 @@ STUDY_SAMPLE = _DATASET + "/biasvar/samples/{fold}/{scheme}/rep{replicate}.json"
 STUDY_PREDICTION = _DATASET + "/biasvar/predictions/{learner}/{fold}/{setting}/{scheme}/rep{replicate}/{file}"
 STUDY_REDUCED = _DATASET + "/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.{ext}"
 
+
+def model_file_name(name: str, replicate: str) -> str:
+    """The name of one model's input or output in a study training job (``test_1``, ``queries_2b``): the job
+    fits a run's models and names each model's files, so a script reads them by name, not by position."""
+    return f"{name}_{replicate}"
+
 # -- diagnostics ----------------------------------------------------------------------------------
 TREE_STRENGTH = _DATASET + "/diagnostics/tree_strength/{learner}.csv"
 
@@ -97,7 +103,8 @@ JOBS = {
     "bag_submodel": "bag_submodel/{learner}/{fold}/{run}/sub{k}",
     "combine_bag": "combine_bag/{learner}/{fold}/{run}",
     "biasvar_sample": "biasvar_sample/{fold}/{scheme}/rep{replicate}",
-    "train_biasvar": "train_biasvar/{learner}/{fold}/{setting}/{scheme}/rep{replicate}",
+    "train_biasvar_bootstrap": "train_biasvar_bootstrap/{learner}/{fold}/{setting}",
+    "train_biasvar_twofold": "train_biasvar_twofold/{learner}/{fold}/{setting}",
     "reduce_biasvar": "reduce_biasvar/{learner}/{fold}/{setting}/{scheme}",
     "biasvar_tables": "biasvar_tables",
     "plot_biasvar": "plot_biasvar",

@@ -29,7 +29,9 @@ from .datasets import SPLITS, raw_file
 from .dryrun import Job, job_counts, parse_jobs
 
 REPO = Path(__file__).resolve().parents[3]
-TRAINING_RULES = ("train_model", "train_biasvar", "train_trial", "bag_submodel")
+#: the study's training rules, one per scheme: a job fits a run's B (bootstrap) or 2J (two-fold) models
+STUDY_TRAINING_RULES = ("train_biasvar_bootstrap", "train_biasvar_twofold")
+TRAINING_RULES = ("train_model", *STUDY_TRAINING_RULES, "train_trial", "bag_submodel")
 
 
 def merge(base: dict, update: dict) -> dict:
@@ -116,7 +118,7 @@ def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
             cpu = float(last.get("cpu_time", 0.0) or 0.0)
             cost = cpu if cpu > 0 else float(last["s"])  # core-seconds; wall time only where CPU time is missing
             learner = wildcards.get("learner") if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") else None
-            setting = wildcards.get("setting") if rule in ("train_biasvar", "reduce_biasvar") else None
+            setting = wildcards.get("setting") if rule in (*STUDY_TRAINING_RULES, "reduce_biasvar") else None
             rows.append({"rule": rule, "learner": learner or "", "setting": setting or "", "core_seconds": cost})
     return pd.DataFrame(rows, columns=["rule", "learner", "setting", "core_seconds"])
 
@@ -173,6 +175,8 @@ def calibration_targets(jobs: list[Job]) -> list[str]:
 #: the test prediction file of a training rule's job, filled with the job's wildcards
 CALIBRATION_TARGETS = {
     "train_model": paths.fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
-    "train_biasvar": paths.fill(paths.STUDY_PREDICTION, file="test.scores"),
+    # a study job's first model (its job makes them all)
+    "train_biasvar_bootstrap": paths.fill(paths.STUDY_PREDICTION, scheme="bootstrap", replicate="1", file="test.scores"),
+    "train_biasvar_twofold": paths.fill(paths.STUDY_PREDICTION, scheme="twofold", replicate="1a", file="test.scores"),
     "bag_submodel": paths.fill(paths.SUBMODEL, file="test.scores"),
 }
