@@ -14,6 +14,7 @@ min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 
 from ltrbv.workflow import paths, report_grid
+from ltrbv.workflow.bytecode import bytecode_warning
 from ltrbv.workflow.config_checks import ConfigError, check_config
 from ltrbv.workflow.sections import all_targets
 
@@ -29,6 +30,10 @@ try:
     check_config(config, list(workflow.overwrite_configfiles) or [DEMO_CONFIG])
 except ConfigError as _error:
     raise WorkflowError(str(_error))
+
+_BYTECODE_WARNING = bytecode_warning()
+if _BYTECODE_WARNING:
+    print(f"Warning: {_BYTECODE_WARNING}", file=sys.stderr)
 
 
 include: "rules/common.smk"

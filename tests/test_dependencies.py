@@ -54,7 +54,7 @@ def test_conda_environment_lists_the_same_packages_and_bounds():
         listed[name] = spec.replace(" ", "")
     assert listed.pop("python") == "=3.11"
     expected = {CONDA_NAMES.get(name, name): ",".join(sorted(str(s) for s in spec))
-                for name, spec in requirements(None, "workflow").items() if name not in NOT_IN_RULE_ENV}
+                for name, spec in requirements(None, "workflow", "svm").items() if name not in NOT_IN_RULE_ENV}
     assert {name: ",".join(sorted(spec.split(","))) for name, spec in listed.items()} == expected
 
 

@@ -47,6 +47,7 @@ Choices, and why:
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from dataclasses import dataclass, field
 
@@ -55,6 +56,14 @@ import numpy as np
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
 from ._validation_metric import check_validation_metric
+
+
+def require_scikit_learn() -> None:
+    """Refuse the learner where scikit-learn is not installed (it is the ``svm`` extra, not the workflow's):
+    when the config is checked, before any job, rather than in the job that fits it."""
+    if importlib.util.find_spec("sklearn") is None:
+        raise ValueError("the Ranking SVM needs scikit-learn, which is not installed: "
+                         "pip install -c constraints.txt -e '.[workflow,svm]' (or pip install 'ltrbv[svm]')")
 
 LOSSES = ("hinge", "squared_hinge")
 _PAIR_SEED_TAG = 0x52534D  # "RSM": keeps the pair samples apart from other uses of random_state
@@ -91,6 +100,7 @@ class RankingSVM:
     fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        require_scikit_learn()
         _c_values(self.C)
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
