@@ -6,6 +6,7 @@
 #   active_aggregate  one experiment: mean over partitions + figure (Figs. 2-5)
 #   active_savings    label savings of active over passive at the largest budget (table)
 #   active_sampling   Fig. 6: q over (cost, expected performance) and queries drawn per method
+#   active_training_size  Fig. 5 bottom row: error at one budget against the second ranker's training-set size
 
 from ltrbv.workflow import active_grid as avw
 
@@ -144,3 +145,31 @@ rule active_sampling:
         "../envs/ltrbv.yaml"
     script:
         "../src/scripts/active_sampling.py"
+
+
+rule active_training_size:
+    """Fig. 5, bottom row: the error at one budget of each training-size experiment, against the second's share."""
+    input:
+        lambda w: avw.training_size_tables(config, w.dataset).values(),
+    output:
+        csv=fill(paths.ACTIVE_TABLE, name=avw.TRAINING_SIZE, ext="csv"),
+        md=fill(paths.ACTIVE_TABLE, name=avw.TRAINING_SIZE, ext="md"),
+        png=report(fill(paths.ACTIVE_FIGURE, name=avw.TRAINING_SIZE, ext="png"),
+                   caption="captions/active_training_size.rst", category=report_grid.ACTIVE, subcategory="{dataset}"),
+        svg=fill(paths.ACTIVE_FIGURE, name=avw.TRAINING_SIZE, ext="svg"),
+    params:
+        tables=lambda w: avw.training_size_tables(config, w.dataset),
+        sweep=lambda w: _ACTIVE["training_size"],
+        first_share=lambda w: _ACTIVE["models"][_ACTIVE["training_size"]["first"]].get("query_fraction", 1.0),
+    log:
+        log("active_training_size"),
+    benchmark:
+        benchmark("active_training_size")
+    threads: 1
+    resources:
+        mem_mb=rule_resources("active_training_size", "mem_mb"),
+        runtime=rule_resources("active_training_size", "runtime"),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/active_training_size.py"

@@ -324,6 +324,19 @@ WORKFLOW_CASES = [
                  lambda c: c.__setitem__("active", {"models": {"logit": {"kind": "ordered_logit",
                                                                             "params": {"prior_variances": [1.0, -2.0]}}}}),
                  r"active.models.logit.params: prior_variances must be in \(0, inf\]"),
+    WorkflowCase("active-training-size-budget", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 7}}),
+        r"active.training_size.budget: 7 is not one of active.budgets"),
+    WorkflowCase("active-training-size-first", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "nope", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}}),
+        r"active.training_size.first: unknown model 'nope'"),
+    WorkflowCase("active-training-size-share", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.5], "budget": 10}}),
+        r"1.5 is greater than the maximum of 1"),
+    WorkflowCase("active-training-size-name-taken", lambda c: c.__setitem__("active", {
+        "experiments": {"training_size_q0.6": {"kind": "estimate", "rankers": ["rf_class"], "label_models": ["rf_class"]}},
+        "training_size": {"first": "rf_class", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}}),
+        r"active.experiments.training_size_q0.6: the name of an entry active.training_size makes"),
     WorkflowCase("command-learner-without-out",
                  lambda c: c["learners"].__setitem__("rf", {"kind": "command", "params": {"command": "rank {train} {test}"}}),
                  r"learners.rf.params: command must contain \{out\}"),

@@ -174,3 +174,24 @@ def label_savings(table: pd.DataFrame, error: str = "abs_error", baseline: str =
 
 
 __all__ = ["METHODS", "aggregate", "budget_to_reach", "label_savings", "simulate", "summarise"]
+
+
+def training_size_table(tables: dict[float, pd.DataFrame], budget: float) -> pd.DataFrame:
+    """Sawade et al. (2013), Fig. 5 bottom row: each experiment's errors at one budget, against the share of the
+    training half its second ranker was trained on.
+
+    ``tables`` maps that share to the experiment's :func:`aggregate` table.  One row per (share, measure,
+    method): the absolute error of the estimated difference (the figure's), the model-selection error, their
+    standard errors and the true difference.
+    """
+    rows = []
+    for share, table in sorted(tables.items()):
+        at = table[np.isclose(table["budget"].astype(float), float(budget))]
+        if at.empty:
+            raise ValueError(f"the experiment of share {share:g} has no row at budget {budget:g}")
+        part = at[["measure", "method", "truth", "abs_error", "abs_error_se", "selection_error",
+                   "selection_error_se"]].copy()
+        part.insert(0, "budget", float(budget))
+        part.insert(0, "share", float(share))
+        rows.append(part)
+    return pd.concat(rows, ignore_index=True)

@@ -63,3 +63,29 @@ def plot_sampling_distribution(costs, expected, q, draws: pd.DataFrame, budget: 
     fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     save_figure(fig, outputs)
+
+
+def plot_training_size(table: pd.DataFrame, first_share: float | None, title: str, outputs) -> None:
+    """Fig. 5, bottom row: absolute error of the estimated difference at one budget against the share of the
+    training half the second ranker was trained on, one column per measure (ERR left, DCG right)."""
+    measures = [m for m in ("err", "dcg") if m in set(table["measure"])]
+    fig, axes = plt.subplots(1, len(measures), figsize=(4.2 * len(measures), 3.2), squeeze=False)
+    for ax, measure in zip(axes[0], measures):
+        part = table[table["measure"] == measure]
+        for method, rows in part.groupby("method", sort=False):
+            rows = rows.sort_values("share")
+            color, marker = METHOD_STYLES.get(method, (None, "."))
+            ax.errorbar(rows["share"], rows["abs_error"], yerr=rows["abs_error_se"], color=color, marker=marker,
+                        markersize=3, capsize=2, linewidth=1, label=method)
+        label = "second ranker: share of the training half"
+        if first_share is not None:
+            label += f"\n(first ranker: {first_share:g})"
+        ax.set_xlabel(label)
+        ax.set_ylabel(f"abs. error of the difference ({MEASURE_TITLES.get(measure, measure)})")
+        ax.set_title(f"Λ = {float(part['budget'].iloc[0]):g}", fontsize="small")
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False)
+    fig.suptitle(title, fontsize="medium")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))  # the legend below the panels, clear of the curves
+    save_figure(fig, outputs)

@@ -6,12 +6,57 @@ from ..active.models import model_problems
 from . import paths
 
 
+#: the name of the training-size sweep's table and figure (Fig. 5, bottom row)
+TRAINING_SIZE = "training_size"
+
+
 def settings(config: dict) -> dict | None:
-    """The validated ``active`` section if present and enabled, else None."""
+    """The validated ``active`` section if present and enabled, else None; with a ``training_size`` sweep,
+    its generated models and experiments (:func:`sweep_entries`) are among ``models`` and ``experiments``."""
     section = config.get("active")
     if not section or not section.get("enabled", True):
         return None
-    return section
+    if not section.get("training_size"):
+        return section
+    models, experiments = sweep_entries(section)
+    return {**section, "models": {**section["models"], **models},
+            "experiments": {**section["experiments"], **experiments}}
+
+
+def format_share(share: float) -> str:
+    return f"{float(share):g}"
+
+
+def sweep_experiment(share: float) -> str:
+    """The compare experiment of one share of the training-size sweep: ``training_size_q0.6``."""
+    return f"{TRAINING_SIZE}_q{format_share(share)}"
+
+
+def sweep_entries(section: dict) -> tuple[dict, dict]:
+    """(models, experiments) of the training-size sweep (Sawade et al. 2013, Fig. 5 bottom row): for each share,
+    the second model trained on that share of the training half, and its comparison with the first model."""
+    sweep = section["training_size"]
+    first, second = sweep["first"], sweep["second"]
+    base = section["models"].get(second)
+    models, experiments = {}, {}
+    for share in sweep["query_fractions"]:
+        if base is not None and abs(float(base.get("query_fraction", 1.0)) - float(share)) < 1e-12:
+            name = second  # the second model as configured already trains on this share
+        else:
+            name = f"{second}_q{format_share(share)}"
+            if base is not None:
+                models[name] = {**base, "query_fraction": float(share)}
+        experiments[sweep_experiment(share)] = {
+            "kind": "compare", "rankers": [first, name], "label_models": [first, name], "drop_fraction": 0.0,
+            "title": f"Fig. 5 (bottom row): {first} vs {second} on {format_share(share)} of the training half"}
+    return models, experiments
+
+
+def training_size_tables(config: dict, dataset: str) -> dict[str, str]:
+    """``{share as text: the table of its experiment}`` of the training-size sweep (rule active_training_size)."""
+    sweep = settings(config)["training_size"]
+    return {format_share(share): paths.ACTIVE_TABLE.format(dataset=dataset, name=sweep_experiment(share), ext="csv")
+            for share in sweep["query_fractions"]}
 
 
 def partitions(config: dict, dataset: str) -> list[str]:
@@ -85,6 +130,17 @@ def problems(config: dict) -> list[str]:
         if (spec["kind"] == "compare") != (len(spec["rankers"]) == 2):
             needed = "two" if spec["kind"] == "compare" else "one"
             out.append(f"active.experiments.{name}: kind {spec['kind']} needs {needed} ranker(s)")
+    sweep = section.get("training_size")
+    if sweep:
+        own = config["active"]
+        for kind, generated in zip(("models", "experiments"), sweep_entries(own)):
+            for name in sorted(set(generated) & set(own[kind])):
+                out.append(f"active.{kind}.{name}: the name of an entry active.training_size makes; rename it")
+        for role in ("first", "second"):
+            if sweep[role] not in section["models"]:
+                out.append(f"active.training_size.{role}: unknown model {sweep[role]!r}")
+        if not any(abs(float(sweep["budget"]) - float(b)) < 1e-9 for b in section["budgets"]):
+            out.append(f"active.training_size.budget: {sweep['budget']!r} is not one of active.budgets")
     heat = section["heatmap"]["experiment"]
     if heat not in section["experiments"]:
         out.append(f"active.heatmap.experiment: unknown experiment {heat!r}")
@@ -113,4 +169,7 @@ def targets(config: dict) -> list[str]:
         out += [paths.ACTIVE_TABLE.format(dataset=dataset, name="savings", ext=ext) for ext in ("csv", "md")]
         out += [paths.ACTIVE_FIGURE.format(dataset=dataset, name="sampling_distribution", ext=ext)
                 for ext in ("png", "svg")]
+        if section.get("training_size"):
+            out += [paths.ACTIVE_TABLE.format(dataset=dataset, name=TRAINING_SIZE, ext=ext) for ext in ("csv", "md")]
+            out += [paths.ACTIVE_FIGURE.format(dataset=dataset, name=TRAINING_SIZE, ext=ext) for ext in ("png", "svg")]
     return out

@@ -100,6 +100,7 @@ JOBS = {
     "active_aggregate": "active_aggregate/{experiment}",
     "active_savings": "active_savings",
     "active_sampling": "active_sampling",
+    "active_training_size": "active_training_size",
     "bag_submodel": "bag_submodel/{learner}/{fold}/{run}/sub{k}",
     "combine_bag": "combine_bag/{learner}/{fold}/{run}",
     "biasvar_sample": "biasvar_sample/{fold}/{scheme}/rep{replicate}",
