@@ -188,7 +188,7 @@ def learner_spec(config: dict, learner: str, setting: str) -> dict:
 
 
 def trained_here(config: dict) -> list[str]:
-    """Learners that rule ``train_biasvar`` trains (an ``external`` learner brings its own rule)."""
+    """Learners that the rules ``train_biasvar_<scheme>`` train (an ``external`` learner brings its own rule)."""
     return [name for name in config["learners"] if trainable(config, name)]
 
 
