@@ -81,3 +81,14 @@ def test_the_rules_make_the_table_and_the_figure(tmp_path):
         np.testing.assert_allclose(got.sort_index().to_numpy(), at.sort_index().to_numpy(), rtol=1e-9)
     assert (base / "figures" / "training_size.png").stat().st_size > 10_000
     assert "| ERR | 0.6 |" in (base / "tables" / "training_size.md").read_text()
+
+
+@pytest.mark.parametrize("configs", [("demo.yaml", "active-demo.yaml"), ("mq2008.yaml", "active-mq2008.yaml")])
+def test_the_shipped_active_configs_plan_the_bottom_row(configs):
+    """Each shipped active config, merged over its data set's config as its header says, passes the checks
+    and plans the Fig. 5 bottom row (placeholder folds stand in for MQ2008 where the data is absent)."""
+    from ltrbv.workflow.plan import dry_run
+
+    _, counts, _ = dry_run([str(REPO / "config" / name) for name in configs], placeholders=True)
+    assert counts["active_training_size"] == 1
+    assert counts["active_aggregate"] >= 5 + 8  # the five shares' comparisons and the default experiments
