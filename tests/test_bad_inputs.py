@@ -333,6 +333,18 @@ WORKFLOW_CASES = [
     WorkflowCase("active-training-size-share", lambda c: c.__setitem__("active", {"training_size": {
         "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.5], "budget": 10}}),
         r"1.5 is greater than the maximum of 1"),
+    WorkflowCase("active-training-size-share-nan", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, float("nan")], "budget": 10}}),
+        r"active.training_size.query_fractions\[1\]: nan is not a finite number"),
+    WorkflowCase("active-training-size-share-zero", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0, 0.6], "budget": 10}}),
+        r"0 is less than or equal to the minimum of 0"),
+    WorkflowCase("active-training-size-shares-alike", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 0.6000001], "budget": 10}}),
+        r"active.training_size.query_fractions: two shares print alike"),
+    WorkflowCase("active-training-size-budget-type", lambda c: c.__setitem__("active", {"training_size": {
+        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": "ten"}}),
+        r"'ten' is not of type 'number'"),
     WorkflowCase("active-training-size-name-taken", lambda c: c.__setitem__("active", {
         "experiments": {"training_size_q0.6": {"kind": "estimate", "rankers": ["rf_class"], "label_models": ["rf_class"]}},
         "training_size": {"first": "rf_class", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}}),

@@ -173,9 +173,6 @@ def label_savings(table: pd.DataFrame, error: str = "abs_error", baseline: str =
     return pd.DataFrame(rows)
 
 
-__all__ = ["METHODS", "aggregate", "budget_to_reach", "label_savings", "simulate", "summarise"]
-
-
 def training_size_table(tables: dict[float, pd.DataFrame], budget: float) -> pd.DataFrame:
     """Sawade et al. (2013), Fig. 5 bottom row: each experiment's errors at one budget, against the share of the
     training half its second ranker was trained on.
@@ -195,3 +192,8 @@ def training_size_table(tables: dict[float, pd.DataFrame], budget: float) -> pd.
         part.insert(0, "share", float(share))
         rows.append(part)
     return pd.concat(rows, ignore_index=True)
+
+
+__all__ = ["METHODS", "aggregate", "budget_to_reach", "label_savings", "simulate", "summarise",
+           "training_size_table"]
+

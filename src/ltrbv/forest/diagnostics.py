@@ -15,25 +15,22 @@ from numba import njit
 
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
-from ..metrics.measures import gains
-from ..metrics.ranking import descending_order_within_queries, discount_table
 from ._builder import leaf_of_rows
+from ._listwise import cumulative_discounts, ideal_dcg
 
 
-def strength_curve(tree, data: RankingData) -> np.ndarray:
+def strength_curve(tree, data: RankingData, setup: tuple | None = None) -> np.ndarray:
     """Mean expected NDCG of ``data``'s queries after each expansion (index 0: before the root split).
 
     One compiled pass per tree (:func:`_strength_kernel`): each expansion re-scores only the queries with
     a document in the split node.  The NDCG is the metrics module's ``ndcg`` under the ``standard``
     convention with ``ties="expected"`` (gain 2**l - 1, discount 1/log2(r + 1), untruncated, 0 for a query
     without a relevant document); ``tests/test_tree_strength.py`` checks the curve against
-    :func:`ltrbv.metrics.evaluate` after every expansion.
+    :func:`ltrbv.metrics.evaluate` after every expansion.  ``setup``: :func:`ndcg_setup` of ``data``, when
+    the caller scores many trees on the same data.
     """
+    gain, ideal, cumulative_discount = setup if setup is not None else ndcg_setup(data)
     split_nodes = np.flatnonzero(tree.feature >= 0)  # creation order = breadth-first expansion order
-    n_max = int(np.diff(data.query_offsets).max()) if data.n_queries else 0
-    cumulative_discount = np.concatenate(([0.0], np.cumsum(discount_table("log2(r+1)", n_max)[1:])))
-    gain = gains(data.labels)
-    ideal = ideal_dcg(gain, data.query_offsets)
     with first_call(sys.modules[__name__], _strength_kernel):  # a fresh checkout compiles the kernels once
         node_start, rows, children = _rows_below_nodes(data.X, tree.feature, tree.threshold, tree.left, tree.right)
         return _strength_kernel(split_nodes.astype(np.int64), node_start, rows, children,
@@ -41,13 +38,12 @@ def strength_curve(tree, data: RankingData) -> np.ndarray:
                                 data.query_index.astype(np.int64), ideal, cumulative_discount)
 
 
-def ideal_dcg(gain: np.ndarray, query_offsets: np.ndarray) -> np.ndarray:
-    """Each query's DCG of its documents in descending gain order (untruncated, discount 1/log2(r + 1))."""
-    order = descending_order_within_queries(gain, query_offsets)
-    query_index = np.repeat(np.arange(query_offsets.size - 1), np.diff(query_offsets))
-    rank = np.arange(gain.size) - query_offsets[query_index] + 1
-    table = discount_table("log2(r+1)", int(rank.max()) if rank.size else 0)
-    return np.bincount(query_index, weights=gain[order] * table[rank], minlength=query_offsets.size - 1)
+def ndcg_setup(data: RankingData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gains, ideal DCG per query, cumulative log2 discounts) of ``data``: RF-list's own set-up
+    (:mod:`._listwise`), untruncated, the same for every tree."""
+    gain = np.exp2(data.labels.astype(np.float64)) - 1.0
+    cumulative_discount = cumulative_discounts(int(data.query_sizes.max()) if data.n_queries else 0, "log2")
+    return gain, ideal_dcg(gain, data.query_offsets, cumulative_discount), cumulative_discount
 
 
 @njit(cache=True, nogil=True)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.ranking_data import RankingData
-from ..forest.diagnostics import strength_curve
+from ..forest.diagnostics import ndcg_setup, strength_curve
 
 COLUMNS = ["expansion", "split", "mean_ndcg", "n_trees_active"]
 
@@ -50,7 +50,8 @@ def truncate_tree(tree, max_expansions: int | None):
 
 def tree_curves(trees, data: RankingData, max_expansions: int | None = None) -> list[np.ndarray]:
     """The strength curve of each tree on ``data`` (length = its number of expansions, capped, + 1)."""
-    return [strength_curve(truncate_tree(tree, max_expansions), data) for tree in trees]
+    setup = ndcg_setup(data)  # the same for every tree
+    return [strength_curve(truncate_tree(tree, max_expansions), data, setup) for tree in trees]
 
 
 def average_curves(curves) -> tuple[np.ndarray, np.ndarray]:

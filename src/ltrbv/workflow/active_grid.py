@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..active.models import model_problems
 from . import paths
+from .biasvar_grid import format_value
 
 
 #: the name of the training-size sweep's table and figure (Fig. 5, bottom row)
@@ -23,13 +24,9 @@ def settings(config: dict) -> dict | None:
             "experiments": {**section["experiments"], **experiments}}
 
 
-def format_share(share: float) -> str:
-    return f"{float(share):g}"
-
-
 def sweep_experiment(share: float) -> str:
     """The compare experiment of one share of the training-size sweep: ``training_size_q0.6``."""
-    return f"{TRAINING_SIZE}_q{format_share(share)}"
+    return f"{TRAINING_SIZE}_q{format_value(share)}"
 
 
 def sweep_entries(section: dict) -> tuple[dict, dict]:
@@ -43,19 +40,19 @@ def sweep_entries(section: dict) -> tuple[dict, dict]:
         if base is not None and abs(float(base.get("query_fraction", 1.0)) - float(share)) < 1e-12:
             name = second  # the second model as configured already trains on this share
         else:
-            name = f"{second}_q{format_share(share)}"
+            name = f"{second}_q{format_value(share)}"
             if base is not None:
                 models[name] = {**base, "query_fraction": float(share)}
         experiments[sweep_experiment(share)] = {
             "kind": "compare", "rankers": [first, name], "label_models": [first, name], "drop_fraction": 0.0,
-            "title": f"Fig. 5 (bottom row): {first} vs {second} on {format_share(share)} of the training half"}
+            "title": f"Fig. 5 (bottom row): {first} vs {second} on {format_value(share)} of the training half"}
     return models, experiments
 
 
 def training_size_tables(config: dict, dataset: str) -> dict[str, str]:
     """``{share as text: the table of its experiment}`` of the training-size sweep (rule active_training_size)."""
     sweep = settings(config)["training_size"]
-    return {format_share(share): paths.ACTIVE_TABLE.format(dataset=dataset, name=sweep_experiment(share), ext="csv")
+    return {format_value(share): paths.ACTIVE_TABLE.format(dataset=dataset, name=sweep_experiment(share), ext="csv")
             for share in sweep["query_fractions"]}
 
 
@@ -136,6 +133,9 @@ def problems(config: dict) -> list[str]:
         for kind, generated in zip(("models", "experiments"), sweep_entries(own)):
             for name in sorted(set(generated) & set(own[kind])):
                 out.append(f"active.{kind}.{name}: the name of an entry active.training_size makes; rename it")
+        shares = [float(share) for share in sweep["query_fractions"]]
+        if len({format_value(share) for share in shares}) < len(shares):
+            out.append(f"active.training_size.query_fractions: two shares print alike: {shares}")
         for role in ("first", "second"):
             if sweep[role] not in section["models"]:
                 out.append(f"active.training_size.{role}: unknown model {sweep[role]!r}")
