@@ -242,6 +242,13 @@ def param(learner: str, key: str, value):
     return lambda c: c["learners"][learner]["params"].__setitem__(key, value)
 
 
+def training_size_case(name: str, change: dict, message: str) -> "WorkflowCase":
+    """A case whose ``active.training_size`` differs from a good one by ``change``."""
+    good = {"first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}
+    return WorkflowCase(f"active-training-size-{name}",
+                        lambda c: c.__setitem__("active", {"training_size": {**good, **change}}), message)
+
+
 def study(**changes):
     def change(c):
         section = copy.deepcopy(STUDY)
@@ -324,27 +331,15 @@ WORKFLOW_CASES = [
                  lambda c: c.__setitem__("active", {"models": {"logit": {"kind": "ordered_logit",
                                                                             "params": {"prior_variances": [1.0, -2.0]}}}}),
                  r"active.models.logit.params: prior_variances must be in \(0, inf\]"),
-    WorkflowCase("active-training-size-budget", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 7}}),
-        r"active.training_size.budget: 7 is not one of active.budgets"),
-    WorkflowCase("active-training-size-first", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "nope", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}}),
-        r"active.training_size.first: unknown model 'nope'"),
-    WorkflowCase("active-training-size-share", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.5], "budget": 10}}),
-        r"1.5 is greater than the maximum of 1"),
-    WorkflowCase("active-training-size-share-nan", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, float("nan")], "budget": 10}}),
-        r"active.training_size.query_fractions\[1\]: nan is not a finite number"),
-    WorkflowCase("active-training-size-share-zero", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0, 0.6], "budget": 10}}),
-        r"0 is less than or equal to the minimum of 0"),
-    WorkflowCase("active-training-size-shares-alike", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 0.6000001], "budget": 10}}),
-        r"active.training_size.query_fractions: two shares print alike"),
-    WorkflowCase("active-training-size-budget-type", lambda c: c.__setitem__("active", {"training_size": {
-        "first": "rf_class_small", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": "ten"}}),
-        r"'ten' is not of type 'number'"),
+    training_size_case("budget", {"budget": 7}, r"active.training_size.budget: 7 is not one of active.budgets"),
+    training_size_case("first", {"first": "nope"}, r"active.training_size.first: unknown model 'nope'"),
+    training_size_case("share", {"query_fractions": [0.6, 1.5]}, r"1.5 is greater than the maximum of 1"),
+    training_size_case("share-nan", {"query_fractions": [0.6, float("nan")]},
+                       r"active.training_size.query_fractions\[1\]: nan is not a finite number"),
+    training_size_case("share-zero", {"query_fractions": [0, 0.6]}, r"0 is less than or equal to the minimum of 0"),
+    training_size_case("shares-alike", {"query_fractions": [0.6, 0.6000001]},
+                       r"active.training_size.query_fractions: two shares print alike"),
+    training_size_case("budget-type", {"budget": "ten"}, r"'ten' is not of type 'number'"),
     WorkflowCase("active-training-size-name-taken", lambda c: c.__setitem__("active", {
         "experiments": {"training_size_q0.6": {"kind": "estimate", "rankers": ["rf_class"], "label_models": ["rf_class"]}},
         "training_size": {"first": "rf_class", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}}),
