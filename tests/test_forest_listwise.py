@@ -32,6 +32,31 @@ def mean_expected_ndcg(scores: np.ndarray, data: RankingData) -> float:
     return float(np.mean(values["ndcg"]))
 
 
+def mean_printed_ndcg(scores: np.ndarray, data: RankingData) -> float:
+    """Algorithm 4 as printed, written out independently: per query, each group of equal scores (descending)
+    adds count * avgGain * sum of 1/log2(k + 1) over its ranks k = a+1 .. a+t; divided by the ideal DCG."""
+    total = 0.0
+    for q in range(data.n_queries):
+        lo, hi = data.query_offsets[q], data.query_offsets[q + 1]
+        gains = 2.0 ** data.labels[lo:hi].astype(float) - 1.0
+        ideal = sum(g / np.log2(r + 2) for r, g in enumerate(sorted(gains, reverse=True)))
+        if ideal == 0:
+            continue
+        s = scores[lo:hi]
+        value, above = 0.0, 0
+        for level in sorted(set(s.tolist()), reverse=True):
+            group = s == level
+            count = int(group.sum())
+            avg_gain = gains[group].mean()
+            value += count * avg_gain * sum(1.0 / np.log2(k + 1) for k in range(above + 1, above + count + 1))
+            above += count
+        total += value / ideal
+    return total / data.n_queries
+
+
+OBJECTIVES = {"ndcg": mean_expected_ndcg, "ndcg-printed": mean_printed_ndcg}
+
+
 def leaves_before(tree, node: int) -> np.ndarray:
     """Which node each training row sat in when `node` was about to be split (breadth-first order)."""
     split_before = (np.arange(tree.feature.size) < node) & (tree.feature >= 0)
@@ -48,12 +73,12 @@ def route(tree, X, split_before) -> np.ndarray:
     return out
 
 
-def brute_force_best(data, tree, node):
-    """Max over all features and midpoints of the mean expected NDCG after splitting `node`."""
+def brute_force_best(data, tree, node, objective=mean_expected_ndcg):
+    """Max over all features and midpoints of the objective (mean expected NDCG) after splitting `node`."""
     leaf = route(tree, data.X, leaves_before(tree, node))
     in_node = leaf == node
     base_scores = tree.value[leaf]
-    best = mean_expected_ndcg(base_scores, data)
+    best = objective(base_scores, data)
     current = best
     for f in range(data.n_features):
         values = np.unique(data.X[in_node, f])
@@ -64,35 +89,56 @@ def brute_force_best(data, tree, node):
             scores = base_scores.copy()
             scores[go_left] = data.labels[go_left].mean()
             scores[go_right] = data.labels[go_right].mean()
-            best = max(best, mean_expected_ndcg(scores, data))
+            best = max(best, objective(scores, data))
     return current, best
 
 
-def chosen_value(data, tree, node):
+def chosen_value(data, tree, node, objective=mean_expected_ndcg):
     leaf = route(tree, data.X, leaves_before(tree, node + 1) | (np.arange(tree.feature.size) == node))
-    return mean_expected_ndcg(tree.value[leaf], data)
+    return objective(tree.value[leaf], data)
 
 
+@pytest.mark.parametrize("objective", sorted(OBJECTIVES))
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n_queries=st.integers(1, 10), n_features=st.integers(1, 3),
        n_values=st.sampled_from([2, 4, 30]))
-def test_every_listwise_split_is_the_brute_force_argmax(seed, n_queries, n_features, n_values):
+def test_every_listwise_split_is_the_brute_force_argmax(objective, seed, n_queries, n_features, n_values):
     data = random_problem(seed, n_queries, max_docs=max(2, 60 // n_queries), n_features=n_features, n_values=n_values)
     forest = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=n_features,
-                           random_state=seed).fit(data)
+                           listwise_objective=objective, random_state=seed).fit(data)
     tree = forest.trees_[0]
+    oracle = OBJECTIVES[objective]
     for node in range(tree.feature.size):
         if tree.n_samples[node] < 2 or np.all(data.labels == data.labels[0]):
             continue
-        current, best = brute_force_best(data, tree, node)
+        current, best = brute_force_best(data, tree, node, oracle)
         if tree.feature[node] >= 0:
-            got = chosen_value(data, tree, node)
+            got = chosen_value(data, tree, node, oracle)
             assert got == pytest.approx(best, abs=1e-9), (node, got, best)
             assert got > current
             assert tree.gain[node] == pytest.approx(got - current, abs=1e-9)
         else:
             # a leaf that could have been split: only when no split raises expected NDCG
             assert best <= current + 1e-9, (node, current, best)
+
+
+def test_printed_objective_weighs_a_tie_group_by_its_size():
+    """One query, all documents tied: the printed value is t times eq. 13's expected NDCG (here t = 5)."""
+    data = RankingData(X=np.zeros((5, 1), np.float32), labels=np.array([2, 0, 1, 0, 1], np.int8),
+                       query_offsets=np.array([0, 5]), qids=np.array(["q"]), line_numbers=np.arange(1, 6))
+    scores = np.zeros(5)
+    assert mean_printed_ndcg(scores, data) == pytest.approx(5 * mean_expected_ndcg(scores, data), rel=1e-12)
+
+
+def test_printed_and_defined_objectives_grow_different_trees():
+    """The two objectives are not the same criterion under another name: on this data their trees differ."""
+    data = random_problem(3, 8, max_docs=20, n_features=4, n_values=30)
+    trees = {objective: RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=4,
+                                      listwise_objective=objective).fit(data).trees_[0]
+             for objective in OBJECTIVES}
+    a, b = trees["ndcg"], trees["ndcg-printed"]
+    assert a.feature.size != b.feature.size or not (np.array_equal(a.feature, b.feature)
+                                                    and np.array_equal(a.threshold, b.threshold))
 
 
 def test_tree_training_expected_ndcg_rises_by_the_recorded_gains():

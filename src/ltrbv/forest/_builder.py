@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from . import _err, _listwise
-from ._criteria import ERR, LISTWISE, NDCG, node_impurity_sum
+from ._criteria import ERR, LISTWISE, NDCG, NDCG_PRINTED, node_impurity_sum
 from ._splitter import best_pointwise_split, make_scratch, partition_samples, random_split
 
 MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding noise
@@ -49,7 +49,7 @@ def listwise_setup(code: int, data=None) -> tuple:
     """
     if data is None:
         return ListwiseSetup(_listwise.unused_data(), _listwise.unused_data()), None
-    if code == NDCG:
+    if code == NDCG or code == NDCG_PRINTED:  # one search; the data's tie_mean tells the two apart
         return ListwiseSetup(data, data), None
     if code == ERR:
         return ListwiseSetup(data.levels, _listwise.unused_data()), data
@@ -136,7 +136,7 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
         elif depth[node] < listwise_depth:
             listwise_node = True
             # the one dispatch on the listwise criterion (``_criteria.LISTWISE``)
-            if config.listwise_criterion == NDCG:
+            if config.listwise_criterion == NDCG or config.listwise_criterion == NDCG_PRINTED:
                 split_feature, split_threshold, change = _listwise.best_listwise_split(
                     Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf, rng,
                     scratch, listwise.ndcg, workspace,

@@ -7,7 +7,10 @@ Splitter and TreeBuilder apart:
   best boundary and the children's summed impurity, smaller is better):
   ``entropy`` (``_entropy``, Algorithm 3) and ``mse`` (``_mse``);
 * listwise (a split search over the node's queries, larger is better):
-  ``ndcg``, the change in mean expected NDCG (``_listwise``, Algorithm 4), and
+  ``ndcg``, the change in mean expected NDCG (``_listwise``, eq. 11-13),
+  ``ndcg-printed``, the same search with Algorithm 4's tie-group value as printed
+  (``count[i] * avgGain[i]`` times the group's summed discounts: eq. 13 without its
+  division by the group size; ``_listwise._value``), and
   ``err``, the change in mean expected ERR (``_err``).
 
 Adding a pointwise criterion is one module, one line in ``POINTWISE`` and one
@@ -35,7 +38,8 @@ CRITERIA = POINTWISE  # the names RankingForest(criterion=...) accepts
 
 NDCG = 0
 ERR = 1
-LISTWISE = {"ndcg": NDCG, "err": ERR}  # the names RankingForest(listwise_objective=...) accepts
+NDCG_PRINTED = 2
+LISTWISE = {"ndcg": NDCG, "err": ERR, "ndcg-printed": NDCG_PRINTED}  # RankingForest(listwise_objective=...)
 
 
 def pointwise_code(name: str) -> int:

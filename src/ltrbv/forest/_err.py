@@ -109,7 +109,7 @@ def prepare(train, labels: np.ndarray, n_tree_queries: int) -> ErrData:
     relevant = np.bincount(doc_query, weights=(labels > 0).astype(np.float64), minlength=train.n_queries) > 0
     placeholder = _listwise.unused_data()
     levels = ListwiseData(codes, doc_query, np.ascontiguousarray(train.query_offsets, dtype=np.int64),
-                          placeholder.inverse_ideal_dcg, placeholder.cum_discount, int(n_tree_queries))
+                          placeholder.inverse_ideal_dcg, placeholder.cum_discount, int(n_tree_queries), True)
     return ErrData(levels, stop, pass_power, inverse, base, n_grades, relevant, int(n_tree_queries))
 
 

@@ -66,7 +66,9 @@ MIN_CHANGE = 1e-10  # a split must raise the summed expected NDCG by more than r
 SHIFT_CAP = 8  # prefix tables of shifted group values for up to this many documents moved above
 
 # what every tree of a fit shares (read-only)
-ListwiseData = namedtuple("ListwiseData", "gains doc_query query_offsets inverse_ideal_dcg cum_discount n_tree_queries")
+# ``tie_mean``: True for eq. 13 (a tie group's gain is averaged over its t ranks), False for Algorithm 4 as printed
+ListwiseData = namedtuple("ListwiseData",
+                          "gains doc_query query_offsets inverse_ideal_dcg cum_discount n_tree_queries tie_mean")
 
 # per-tree scratch space of the listwise criterion
 ListwiseWorkspace = namedtuple("ListwiseWorkspace", [
@@ -123,20 +125,24 @@ def ideal_dcg(gains: np.ndarray, query_offsets: np.ndarray, cum_discount: np.nda
 
 
 def prepare(train, labels: np.ndarray, n_tree_queries: int, discount: str, power: float,
-            truncation: int | None) -> ListwiseData:
-    """The NDCG set-up shared by all trees of a fit: gains 2^l - 1, 1/IDCG per query, the discount table."""
+            truncation: int | None, as_printed: bool = False) -> ListwiseData:
+    """The NDCG set-up shared by all trees of a fit: gains 2^l - 1, 1/IDCG per query, the discount table.
+
+    ``as_printed``: value tie groups as Algorithm 4 prints it (``_value``'s ``tie_mean=False``), not as eq. 13.
+    """
     gains = np.exp2(labels.astype(np.float64)) - 1.0
     cum_discount = cumulative_discounts(int(train.query_sizes.max()), discount, power, truncation)
     ideal = ideal_dcg(gains, train.query_offsets, cum_discount)
     inverse_ideal = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)
-    return ListwiseData(gains, train.query_index, train.query_offsets, inverse_ideal, cum_discount, n_tree_queries)
+    return ListwiseData(gains, train.query_index, train.query_offsets, inverse_ideal, cum_discount, n_tree_queries,
+                        not as_printed)
 
 
 def unused_data() -> ListwiseData:
     """A placeholder of the right types for trees without listwise splits."""
     empty_f = np.zeros(1)
     empty_i = np.zeros(1, dtype=np.int64)
-    return ListwiseData(empty_f, empty_i, np.zeros(2, dtype=np.int64), empty_f, np.zeros(2), 1)
+    return ListwiseData(empty_f, empty_i, np.zeros(2, dtype=np.int64), empty_f, np.zeros(2), 1, True)
 
 
 @njit(cache=True)
@@ -243,11 +249,18 @@ def update_levels(ws, data, samples, lo, hi, s_from, s_to):
 
 
 @njit(cache=True, inline="always")
-def _value(gain, above, size, cd):
-    """G * (CD[a + t] - CD[a]) / t: a tie group's expected DCG (eq. 13)."""
+def _value(gain, above, size, cd, tie_mean):
+    """A tie group's contribution to E[DCG_q]: G * (CD[a + t] - CD[a]) / t (eq. 12-13, ``tie_mean``), or
+    G * (CD[a + t] - CD[a]) as Algorithm 4 prints it: count[i] * avgGain[i] = G times the group's summed
+    discounts, without eq. 13's division by the group size t (so a tie group of t documents weighs t times
+    its expected DCG).  The printed sum runs from k = rank[i-1]; taken literally its first group's k = 0
+    term is 1/log(1), infinite, so the discounts summed are the group's own ranks a+1 .. a+t, the
+    precomputed cumulative factor the note under Algorithm 4 describes."""
     if size == 0 or gain == 0.0:
         return 0.0
-    return gain * (cd[above + size] - cd[above]) / size
+    if tie_mean:
+        return gain * (cd[above + size] - cd[above]) / size
+    return gain * (cd[above + size] - cd[above])
 
 
 @njit(cache=True, inline="always")
@@ -349,6 +362,7 @@ def _node_setup(ws, data, labels, samples, start, end, s_node):
     Returns (n_slots, n_groups, n_levels, shift_tables).
     """
     cd = data.cum_discount
+    tie_mean = data.tie_mean
     n_slots = node_groups(ws, data, labels, samples, start, end, s_node)
     total_ps = 0
     for slot in range(n_slots):
@@ -358,17 +372,17 @@ def _node_setup(ws, data, labels, samples, start, end, s_node):
         m = ws.g_offsets[slot + 1] - base
         idx = ws.slot_idx_d[slot]
         a_d = ws.g_above[idx] if idx < base + m else ws.slot_other[slot]
-        ws.slot_d_value[slot] = _value(gain_q, a_d, n_q, cd)
+        ws.slot_d_value[slot] = _value(gain_q, a_d, n_q, cd, tie_mean)
         # prefix sums of the before values: the node's block merged into a group tied at s_D
         pb0 = base + slot
         ws.pb[pb0] = 0.0
         for g in range(base, base + m):
             if ws.g_score[g] > s_node:
-                v = _value(ws.g_gain[g], ws.g_above[g], ws.g_count[g], cd)
+                v = _value(ws.g_gain[g], ws.g_above[g], ws.g_count[g], cd, tie_mean)
             elif ws.g_score[g] == s_node:
-                v = _value(ws.g_gain[g] + gain_q, ws.g_above[g], ws.g_count[g] + n_q, cd)
+                v = _value(ws.g_gain[g] + gain_q, ws.g_above[g], ws.g_count[g] + n_q, cd, tie_mean)
             else:
-                v = _value(ws.g_gain[g], ws.g_above[g] + n_q, ws.g_count[g], cd)
+                v = _value(ws.g_gain[g], ws.g_above[g] + n_q, ws.g_count[g], cd, tie_mean)
             ws.pb[pb0 + g - base + 1] = ws.pb[pb0 + g - base] + v
         cap = min(n_q, SHIFT_CAP) if m > 0 else -1
         ws.ps_cap[slot] = cap
@@ -385,7 +399,7 @@ def _node_setup(ws, data, labels, samples, start, end, s_node):
             shift_tables[row] = 0.0
             for g in range(g0, g1):
                 shift_tables[row + g - g0 + 1] = shift_tables[row + g - g0] + _value(
-                    ws.g_gain[g], ws.g_above[g] + x, ws.g_count[g], cd)
+                    ws.g_gain[g], ws.g_above[g] + x, ws.g_count[g], cd, tie_mean)
     n_levels = level_index(ws, n_groups)
     return n_slots, n_groups, n_levels, shift_tables
 
@@ -403,6 +417,7 @@ def best_listwise_split(Xt, labels, samples, start, end, s_node, max_features, m
     n = end - start
     weights = data.inverse_ideal_dcg
     cd = data.cum_discount
+    tie_mean = data.tie_mean
     n_slots, n_groups, n_levels, shift_tables = _node_setup(ws, data, labels, samples, start, end, s_node)
     label_total = 0.0
     for i in range(start, end):
@@ -566,11 +581,11 @@ def best_listwise_split(Xt, labels, samples, start, end, s_node, max_features, m
                     i_top = _first_not_above(g_score, g0, g1, s_top)
                     a_top = g_above[i_top] if i_top < g1 else slot_other[slot]
                     if i_top < g1 and g_score[i_top] == s_top:
-                        after += _value(g_gain[i_top] + gain_top, a_top, g_count[i_top] + n_top, cd)
+                        after += _value(g_gain[i_top] + gain_top, a_top, g_count[i_top] + n_top, cd, tie_mean)
                         between_start = i_top + 1
                         gap = False
                     else:
-                        after += _value(gain_top, a_top, n_top, cd)
+                        after += _value(gain_top, a_top, n_top, cd, tie_mean)
                         between_start = i_top
                     lo = i_top
                 else:
@@ -580,11 +595,12 @@ def best_listwise_split(Xt, labels, samples, start, end, s_node, max_features, m
                     i_bottom = _first_not_above(g_score, between_start, g1, s_bottom)
                     a_bottom = (g_above[i_bottom] if i_bottom < g1 else slot_other[slot]) + n_top
                     if i_bottom < g1 and g_score[i_bottom] == s_bottom:
-                        after += _value(g_gain[i_bottom] + gain_bottom, a_bottom, g_count[i_bottom] + n_bottom, cd)
+                        after += _value(g_gain[i_bottom] + gain_bottom, a_bottom, g_count[i_bottom] + n_bottom, cd,
+                                        tie_mean)
                         hi = i_bottom + 1
                         gap = False
                     else:
-                        after += _value(gain_bottom, a_bottom, n_bottom, cd)
+                        after += _value(gain_bottom, a_bottom, n_bottom, cd, tie_mean)
                         hi = i_bottom
                     between_end = i_bottom
                 else:
@@ -596,7 +612,7 @@ def best_listwise_split(Xt, labels, samples, start, end, s_node, max_features, m
                         after += shift_tables[row + between_end] - shift_tables[row + between_start]
                     else:
                         for j in range(between_start, between_end):
-                            after += _value(g_gain[j], g_above[j] + n_top, g_count[j], cd)
+                            after += _value(g_gain[j], g_above[j] + n_top, g_count[j], cd, tie_mean)
                 pb0 = g0 + slot
                 before = pb[pb0 + hi - g0] - pb[pb0 + lo - g0]
                 if not tie_d:
@@ -608,7 +624,8 @@ def best_listwise_split(Xt, labels, samples, start, end, s_node, max_features, m
                 opposite = change
                 if gap and between_end == between_start:
                     a = g_above[i_top] if i_top < g1 else slot_other[slot]
-                    opposite = _value(gain_bottom, a, n_bottom, cd) + _value(gain_top, a + n_bottom, n_top, cd) - before
+                    opposite = (_value(gain_bottom, a, n_bottom, cd, tie_mean)
+                                + _value(gain_top, a + n_bottom, n_top, cd, tie_mean) - before)
                 if new_order > 0:
                     above, below = weight * change, weight * opposite
                 else:

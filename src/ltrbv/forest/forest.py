@@ -3,8 +3,10 @@
 One engine, four learners, chosen by ``splitting``:
 
 * ``point``  RF-point: pointwise splits (``criterion`` entropy, Algorithm 3; or mse);
-* ``list``   RF-list: every split maximises the training queries' mean expected NDCG (Algorithm 4),
-  or their mean expected ERR with ``listwise_objective="err"``;
+* ``list``   RF-list: every split maximises the training queries' mean expected NDCG (eq. 11-13),
+  or their mean expected ERR with ``listwise_objective="err"``, or with ``"ndcg-printed"`` the
+  objective as Algorithm 4 prints it (a tie group weighs its size times its expected DCG; a labelled
+  variant for comparing with the published tables, see ``_listwise._value``);
 * ``hybrid`` RF-hybrid-L: listwise splits above depth ``listwise_levels``, pointwise below (§4.4.3);
 * ``rand``   RF-rand: totally random splits (§6.1.1).
 
@@ -87,8 +89,8 @@ class RankingForest:
     ``min_samples_leaf`` n_min (1: unpruned).  Listwise options: ``discount``
     (``log2``, ``log-power`` with ``discount_power`` alpha, eq. 14,
     ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k), and
-    ``listwise_objective`` (``ndcg``, or ``err``: expected ERR with R = (2^l - 1)/2^g,
-    g the largest training label; it refuses the NDCG options), for the listwise
+    ``listwise_objective`` (``ndcg``; ``ndcg-printed``, Algorithm 4 as printed; or ``err``: expected
+    ERR with R = (2^l - 1)/2^g, g the largest training label; it refuses the NDCG options), for the listwise
     splits of ``list`` and ``hybrid``.
     """
 
@@ -110,6 +112,7 @@ class RankingForest:
     random_state: int = 0
     n_threads: int = 1
     trees_: list = field(default_factory=list, init=False, repr=False)
+    fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         """Refuse every value that would otherwise grow something other than what was asked for."""
@@ -147,7 +150,7 @@ class RankingForest:
                 or not math.isfinite(self.discount_power) or self.discount_power <= 0):
             raise ValueError(f"discount_power must be a finite number > 0, got {self.discount_power!r}")
         self.n_threads = _check_integer("n_threads", self.n_threads, 1)
-        if self.listwise_objective != "ndcg" and (self.discount != "log2" or self.discount_power != 1.0
+        if self.listwise_objective == "err" and (self.discount != "log2" or self.discount_power != 1.0
                                                   or self.truncation is not None):
             raise ValueError(f"discount, discount_power and truncation shape the NDCG objective; "
                              f"listwise_objective={self.listwise_objective!r} takes none of them")
@@ -199,7 +202,8 @@ class RankingForest:
             listwise, err = listwise_setup(config.listwise_criterion, _err.prepare(train, labels, n_sampled))
         else:  # gains, ideal DCGs, discount table
             listwise, err = listwise_setup(config.listwise_criterion, _listwise.prepare(
-                train, labels, n_sampled, self.discount, self.discount_power, self.truncation))
+                train, labels, n_sampled, self.discount, self.discount_power, self.truncation,
+                as_printed=self.listwise_objective == "ndcg-printed"))
         self.n_features_ = train.n_features
         self.trees_ = []
         self.predictions_ = [np.zeros(d.n_docs) for d in predict_on]
@@ -218,8 +222,12 @@ class RankingForest:
             return Tree(*arrays)
 
         weight = 1.0 / self.n_estimators
+        structure = np.zeros(4)  # summed over trees: leaves, training rows per leaf, leaf score, depth
 
         def add(tree: Tree) -> None:
+            leaves = tree.feature < 0
+            structure[:] += (leaves.sum(), tree.n_samples[leaves].mean(), tree.value[leaves].mean(),
+                             tree.depth[leaves].max())
             for data, out in zip(predict_on, self.predictions_):
                 predict_tree(data.X, tree.feature, tree.threshold, tree.left, tree.right, tree.value, out, weight)
             if self.keep_trees:
@@ -233,6 +241,10 @@ class RankingForest:
             # trees complete in order of submission as far as results are consumed: accumulate in index order
             for tree in pool.map(grow, range(1, self.n_estimators)):
                 add(tree)
+        # Ibrahim & Carman's Table XII: tree size, leaf size and leaf score, means over the trees
+        leaves, rows_per_leaf, leaf_score, depth = (structure / self.n_estimators).tolist()
+        self.fit_info_ = {"leaves_per_tree": leaves, "rows_per_leaf": rows_per_leaf, "leaf_score": leaf_score,
+                          "depth": depth}
         return self
 
     def fit_predict(self, train: RankingData, valid: RankingData | None, targets, progress=None) -> list:
