@@ -46,6 +46,7 @@ include: "rules/experiments.smk"
 include: "rules/biasvar.smk"
 include: "rules/active.smk"
 include: "rules/diagnostics.smk"
+include: "rules/catalog.smk"
 
 
 # Every section (core run, bagging experiments, study, diagnostics, active evaluation) asked the same way.

@@ -249,6 +249,26 @@ def training_size_case(name: str, change: dict, message: str) -> "WorkflowCase":
                         lambda c: c.__setitem__("active", {"training_size": {**good, **change}}), message)
 
 
+#: a good catalog on the tiny config: a compare and a sweep entry
+CATALOG = {"cmp": {"paper": "P", "artefact": "Table V", "kind": "compare", "learners": ["rf", "gbm"],
+                   "claims": [{"kind": "better", "learner": "rf", "than": "gbm", "text": "t"}]},
+           "sw": {"paper": "P", "artefact": "Fig. 6", "kind": "sweep", "learners": ["rf"], "param": "min_samples_leaf",
+                  "values": [1, 5]}}
+
+
+def catalog_case(name: str, change, message: str) -> "WorkflowCase":
+    """A case whose ``catalog`` section differs from a good one by ``change(section)``."""
+    def apply(config):
+        section = {"metrics": ["ndcg@10"], "entries": copy.deepcopy(CATALOG)}
+        change(section)
+        config["catalog"] = section
+    return WorkflowCase(f"catalog-{name}", apply, message)
+
+
+def entry_change(entry: str, **fields):
+    return lambda section: section["entries"][entry].update(fields)
+
+
 def study(**changes):
     def change(c):
         section = copy.deepcopy(STUDY)
@@ -344,6 +364,61 @@ WORKFLOW_CASES = [
         "experiments": {"training_size_q0.6": {"kind": "estimate", "rankers": ["rf_class"], "label_models": ["rf_class"]}},
         "training_size": {"first": "rf_class", "second": "rf_class", "query_fractions": [0.6, 1.0], "budget": 10}}),
         r"active.experiments.training_size_q0.6: the name of an entry active.training_size makes"),
+    catalog_case("unknown-learner", entry_change("cmp", learners=["rf", "nope"]),
+                 r"catalog.entries.cmp.learners names 'nope', which is not under learners"),
+    catalog_case("sweep-bad-value", entry_change("sw", values=[1, 0]),
+                 r"catalog.entries.sw.values: 0 for learner 'rf': min_samples_leaf must be"),
+    catalog_case("sweep-unknown-param", entry_change("sw", param="min_leaf"),
+                 r"catalog.entries.sw.param: 'min_leaf' is not a parameter of learner 'rf'"),
+    catalog_case("sweep-values-alike", entry_change("sw", param="subsample", values=[0.3, 0.3000001]),
+                 r"catalog.entries.sw.values: \[0.3, 0.3000001\] name the same learner twice"),
+    catalog_case("sweep-without-values", lambda s: s["entries"]["sw"].pop("values"),
+                 r"catalog.entries.sw.values is required for kind 'sweep'"),
+    catalog_case("field-of-another-kind", entry_change("cmp", param="subsample"),
+                 r"catalog.entries.cmp.param does not apply to kind 'compare'"),
+    catalog_case("baseline-not-compared", entry_change("cmp", baseline="rf2"),
+                 r"catalog.entries.cmp.baseline 'rf2' is not among its learners"),
+    catalog_case("claim-learner", entry_change("cmp", claims=[{"kind": "better", "learner": "x", "than": "gbm",
+                                                               "text": "t"}]),
+                 r"catalog.entries.cmp.claims\[0\].learner 'x' is not among the entry's learners"),
+    catalog_case("claim-metric", entry_change("cmp", claims=[{"kind": "better", "learner": "rf", "than": "gbm",
+                                                              "metric": "err@3", "text": "t"}]),
+                 r"catalog.entries.cmp.claims\[0\].metric 'err@3' is not in metrics"),
+    catalog_case("claim-on-the-wrong-kind", entry_change("sw", claims=[{"kind": "better", "learner": "rf",
+                                                                        "than": "rf", "text": "t"}]),
+                 r"catalog.entries.sw.claims\[0\]: a 'better' claim compares learners of a compare entry"),
+    catalog_case("trend-without-direction", entry_change("sw", claims=[{"kind": "trend", "learner": "rf",
+                                                                        "text": "t"}]),
+                 r"catalog.entries.sw.claims\[0\].direction is required"),
+    catalog_case("faster-value-not-swept", entry_change("sw", claims=[{"kind": "faster", "learner": "rf", "at": 2,
+                                                                       "than_value": 5, "text": "t"}]),
+                 r"catalog.entries.sw.claims\[0\].at 2 is not among the entry's values"),
+    catalog_case("greater-unknown-quantity", entry_change("cmp", claims=[{"kind": "greater", "learner": "rf",
+                                                                          "than": "gbm", "quantity": "width",
+                                                                          "text": "t"}]),
+                 r"catalog.entries.cmp.claims\[0\].quantity 'width'"),
+    catalog_case("unknown-kind", entry_change("cmp", kind="table"), r"'table' is not one of"),
+    catalog_case("target-not-made", lambda s: s["entries"].update(
+        t={"paper": "P", "artefact": "Table V", "kind": "target", "section": "run", "target": "tables/performance.txt"}),
+        r"catalog.entries.t.target 'tables/performance.txt': section 'run' of this config does not make"),
+    catalog_case("target-unknown-section", lambda s: s["entries"].update(
+        t={"paper": "P", "artefact": "Fig. 7", "kind": "target", "section": "diagnostic", "target": "x.png"}),
+        r"catalog.entries.t.section 'diagnostic': one of"),
+    catalog_case("unavailable-without-note", lambda s: s["entries"].update(
+        u={"paper": "P", "artefact": "Fig. 7", "kind": "unavailable"}),
+        r"catalog.entries.u.note: an unavailable entry says why"),
+    catalog_case("entry-name-escaping", lambda s: s["entries"].update({"../x": copy.deepcopy(CATALOG["cmp"])}),
+                 r"catalog.entries.../x: an entry's name becomes a file name"),
+    catalog_case("metric-not-in-metrics", lambda s: s.update(metrics=["err@10"]),
+                 r"catalog.metrics: 'err@10' is not in metrics"),
+    catalog_case("convention-not-the-datasets", lambda s: s.update(convention="standard"),
+                 r"catalog.convention 'standard' is not among datasets.tiny.conventions"),
+    WorkflowCase("catalog-generated-name-taken", lambda c: (
+        c["learners"].__setitem__("rf+min_samples_leaf-5", {"kind": "random_forest", "params": {"splitting": "rand"}}),
+        c.__setitem__("catalog", {"entries": copy.deepcopy(CATALOG)})),
+        r"learners.rf\+min_samples_leaf-5: the catalog generates a learner of this name"),
+    WorkflowCase("forest-listwise_objective", param("rf", "listwise_objective", "ndcg-as-printed"),
+                 r"learners.rf.params: listwise_objective must be one of \('ndcg', 'err', 'ndcg-printed'\)"),
     WorkflowCase("command-learner-without-out",
                  lambda c: c["learners"].__setitem__("rf", {"kind": "command", "params": {"command": "rank {train} {test}"}}),
                  r"learners.rf.params: command must contain \{out\}"),

@@ -73,6 +73,9 @@ def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
     # the study's training rules are written once, in a loop over the schemes
     named |= {f"{stem}_{scheme}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_scheme\}"\)', rules)
               for scheme in ("bootstrap", "twofold")}
+    # so are the catalog's two entry rules, in a loop over the kinds that train
+    named |= {f"{stem}_{kind}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_kind\}"\)', rules)
+              for kind in ("compare", "sweep")}
     assert named == set(paths.JOBS)
     assert not re.search(r'\b(?:log|benchmark)\("[^"]*/', rules), "a job template written in a rule"
     assert paths.parse_job("train_biasvar_bootstrap/rf-point/Fold1/subsample=0.3") == (

@@ -2,7 +2,8 @@
 
 In order, stopping at the first stage that finds a problem (later stages assume the earlier ones
 passed): the config files themselves (valid YAML, no key given twice); the JSON schemas, which also
-fill in every default; metric names in their canonical spelling; the core run's cross-checks; the
+fill in every default; metric names in their canonical spelling; the learners the sections generate
+(added to ``learners:``); the core run's cross-checks; the
 raw data and parsed caches; every optional section's cross-checks.  Each message names its key.
 """
 
@@ -64,6 +65,9 @@ def check_config(config: dict, config_files=(), schema_dir: Path = SCHEMA_DIR) -
     except ValueError as error:
         raise ConfigError("invalid config", [str(error)]) from None
     core, *optional = SECTIONS
+    problems = [problem for section in optional for problem in section.expand(config)]
+    if problems:
+        raise ConfigError("invalid config", problems)
     problems = core.problems(config)
     if problems:
         raise ConfigError("invalid config", problems)

@@ -56,6 +56,22 @@ def model_file_name(name: str, replicate: str) -> str:
 # -- diagnostics ----------------------------------------------------------------------------------
 TREE_STRENGTH = _DATASET + "/diagnostics/tree_strength/{learner}.csv"
 
+# -- reproduction catalog -------------------------------------------------------------------------
+#: one page per dataset: every catalog entry's claims, numbers, verdict and CPU time (rule catalog_page)
+CATALOG = _DATASET + "/catalog.md"
+#: a compare or sweep entry's table (csv, md) and a sweep's figure (png, svg)
+CATALOG_FILE = _DATASET + "/catalog/{entry}.{ext}"
+#: a name that may become a folder or file name (the schema's $defs/name)
+_safe_name = r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}"
+
+
+def catalog_file(entry: str, ext: str, dataset: str = "{dataset}") -> str:
+    return CATALOG_FILE.format(dataset=dataset, entry=entry, ext=ext)
+
+
+def is_safe_name(name: str) -> bool:
+    return isinstance(name, str) and re.fullmatch(_safe_name, name) is not None and name not in (".", "..")
+
 # -- active evaluation ----------------------------------------------------------------------------
 ACTIVE_MODEL = _DATASET + "/active/models/{partition}/{model}.npz"
 ACTIVE_SIMULATION = _DATASET + "/active/simulations/{experiment}/{partition}.{ext}"
@@ -125,6 +141,9 @@ JOBS = {
     "performance_table": "performance_table",
     "plot_performance": "plot_performance",
     "report_page": "report_page/{page}",
+    "catalog_compare": "catalog_compare/{entry}",
+    "catalog_sweep": "catalog_sweep/{entry}",
+    "catalog_page": "catalog_page",
     "train_model": "train_model/{learner}/{fold}/seed{seed}",
 }
 

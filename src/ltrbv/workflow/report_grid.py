@@ -18,6 +18,7 @@ BIAS_VARIANCE = "3. Bias and variance"
 BAGGING = "4. Bagged LambdaMART"
 ACTIVE = "5. Active evaluation"
 FORESTS = "6. Forest diagnostics"
+CATALOG = "7. Reproduction catalog"
 
 PAGE = paths.REPORT_PAGE
 
@@ -67,6 +68,9 @@ PAGES = {
                             "Mean and variance of the test metrics across training samples."),
     "bag_size": Page(paths.table("bag_size", "csv"), BAGGING, "Ganjisaffar et al. Fig. 4 data",
                      "Validation metric of bags of m sub-models, mean over draws."),
+    "catalog": Page(paths.CATALOG, CATALOG, "Reproduction catalog",
+                    "Every table and figure of the papers in the catalog: the paper's claim and numbers, this run's "
+                    "numbers, a verdict, the file that has them and the CPU time behind them."),
     "active_savings": Page(paths.fill(paths.ACTIVE_TABLE, name="savings", ext="md"), ACTIVE, "Label savings",
                            "Label savings of active over passive estimation at the largest budget: the share of that "
                            "budget active sampling does not need to match passive sampling's mean absolute error "

@@ -6,8 +6,10 @@ A section is a top-level config key with a job grid module that provides
 * ``targets(config)``: the files it makes, requested by ``rule all`` when it is on;
 * ``problems(config)``: config mistakes the schema cannot see, each naming its key;
 
-and optionally a schema file of its own under ``config/schema/``.  A new experiment is one more
-entry in :data:`SECTIONS` (plus its rules).
+and optionally a schema file of its own under ``config/schema/``, and ``expand(config)``, which adds
+the learners the section generates to ``learners:`` (run once by ``check_config``, before the core
+run's checks, so that generated learners are checked and trained like the config's own).  A new
+experiment is one more entry in :data:`SECTIONS` (plus its rules).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import active_grid, bagging_grid, biasvar_grid, core_grid, diagnostics_grid
+from . import active_grid, bagging_grid, biasvar_grid, catalog_grid, core_grid, diagnostics_grid
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,11 @@ class Section:
     def problems(self, config: dict) -> list[str]:
         return self.grid.problems(config) if self.settings(config) is not None else []
 
+    def expand(self, config: dict) -> list[str]:
+        if self.settings(config) is None or not hasattr(self.grid, "expand"):
+            return []
+        return self.grid.expand(config)
+
 
 SECTIONS = (
     Section("run", core_grid),
@@ -40,6 +47,7 @@ SECTIONS = (
     Section("biasvar", biasvar_grid, "biasvar.schema.yaml"),
     Section("active", active_grid, "active.schema.yaml"),
     Section("diagnostics", diagnostics_grid, "diagnostics.schema.yaml"),
+    Section("catalog", catalog_grid, "catalog.schema.yaml"),
 )
 
 

@@ -1,0 +1,81 @@
+# The reproduction catalog (config section `catalog:`, entries in config/catalog.yaml; job grid:
+# ltrbv.workflow.catalog_grid).  Training is rule train_model's (a sweep's values are generated learners):
+#   catalog_compare  one compare entry: mean ± std over folds, paired tests against its baseline, seconds per model
+#   catalog_sweep    one sweep entry: metric and seconds per tree against the swept value (table and figure)
+#   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time
+
+from ltrbv.workflow import catalog_grid as cg
+
+
+def _catalog_entry_params(w):
+    entry = cg.entries(config)[w.entry]
+    section = cg.settings(config)
+    return {"entry": w.entry, "kind": entry["kind"], "paper": entry["paper"], "artefact": entry["artefact"],
+            "paper_data": entry["paper_data"], "note": entry["note"], "claims": entry["claims"],
+            "baseline": entry.get("baseline") or entry["learners"][0], "random_ranking": entry.get("random_ranking", False),
+            "param": entry.get("param"), "values": entry.get("values"),
+            "sweep": cg.sweep_learners(config, entry) if entry["kind"] == cg.SWEEP else None,
+            "metrics": section["metrics"], "level": section["level"], "permutations": section["permutations"],
+            "convention": section["convention"] or config["datasets"][w.dataset]["conventions"][0]}
+
+
+for _kind in cg.TRAINED:
+
+    rule:
+        name:
+            f"catalog_{_kind}"
+        input:
+            scores=lambda w: paths.flat(cg.prediction_files(config, w.dataset, w.entry)),
+            meta=lambda w: paths.flat(cg.prediction_files(config, w.dataset, w.entry, "meta.json")),
+            data=lambda w: paths.flat(cg.test_files(config, w.dataset, w.entry)),
+        output:
+            **({"csv": paths.catalog_file("{entry}", "csv"), "md": paths.catalog_file("{entry}", "md")}
+               | ({"png": report(paths.catalog_file("{entry}", "png"), caption="captions/catalog_sweep.rst",
+                                 category=report_grid.CATALOG, subcategory="{dataset}"),
+                   "svg": paths.catalog_file("{entry}", "svg")} if _kind == cg.SWEEP else {})),
+        params:
+            entry=_catalog_entry_params,
+            scores=lambda w: cg.prediction_files(config, w.dataset, w.entry),
+            meta=lambda w: cg.prediction_files(config, w.dataset, w.entry, "meta.json"),
+            data=lambda w: cg.test_files(config, w.dataset, w.entry),
+            learner_params=lambda w: cg.learner_params(config, w.entry),
+            seed=config["seed"],
+        wildcard_constraints:
+            entry=_alternatives(cg.names_of_kind(config, _kind)),
+        log:
+            log(f"catalog_{_kind}"),
+        benchmark:
+            benchmark(f"catalog_{_kind}")
+        threads: 1
+        resources:
+            mem_mb=rule_resources(f"catalog_{_kind}", "mem_mb"),
+            runtime=rule_resources(f"catalog_{_kind}", "runtime"),
+        conda:
+            "../envs/ltrbv.yaml"
+        script:
+            "../src/scripts/catalog_entry.py"
+
+
+rule catalog_page:
+    """results/{dataset}/catalog.md: one row per paper artefact with the claim, this run's number, the verdict and CPU time."""
+    input:
+        lambda w: list(cg.page_inputs(config, w.dataset).values()),
+    output:
+        paths.CATALOG,
+    params:
+        entries=lambda w: cg.entries(config),
+        files=lambda w: cg.page_inputs(config, w.dataset),
+        benchmarks=lambda w: cg.page_benchmarks(config, w.dataset),
+        level=(cg.settings(config) or {}).get("level"),
+    log:
+        log("catalog_page"),
+    benchmark:
+        benchmark("catalog_page")
+    threads: 1
+    resources:
+        mem_mb=rule_resources("catalog_page", "mem_mb"),
+        runtime=rule_resources("catalog_page", "runtime"),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/catalog_page.py"

@@ -1,0 +1,45 @@
+"""Figure of a catalog sweep entry: the metric and the seconds per tree against the swept value."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from . import save_figure  # also selects the Agg backend
+
+
+def plot_sweep(table: pd.DataFrame, metrics: list[str], param: str, outputs, title: str = "") -> None:
+    """One panel per metric (mean over the pooled test queries with its 95% interval over queries, one line
+    per learner) and a last panel of the training seconds per tree; the x-axis is the swept ``param``."""
+    if table.empty:
+        raise ValueError("no rows to plot")
+    numeric = pd.api.types.is_numeric_dtype(table["value"])
+    panels = len(metrics) + 1
+    fig, axes = plt.subplots(1, panels, figsize=(3.6 * panels, 3.4))
+    for i, (learner, rows) in enumerate(table.groupby("learner", sort=False)):
+        colour = f"C{i}"
+        for ax, metric in zip(axes, metrics):
+            m = rows[rows["metric"] == metric]
+            x = m["value"] if numeric else range(len(m))
+            ax.plot(x, m["mean"], marker="o", color=colour, label=learner)
+            ax.fill_between(x, m["ci_low"], m["ci_high"], color=colour, alpha=0.15, linewidth=0)
+            ax.set_ylabel(metric)
+        t = rows.drop_duplicates("value")
+        axes[-1].plot(t["value"] if numeric else range(len(t)), t["seconds_per_tree"], marker="o", color=colour,
+                      label=learner)
+    axes[-1].set_ylabel("training seconds per tree")
+    values = table["value"].astype(float) if numeric else None
+    wide_range = numeric and values.min() > 0 and values.max() / values.min() >= 20  # e.g. 100 ... 2000 trees
+    for ax in axes:
+        ax.set_xlabel(param + (" (log scale)" if wide_range else ""))
+        ax.grid(alpha=0.3)
+        if wide_range:
+            ax.set_xscale("log")
+        if not numeric:
+            values = list(dict.fromkeys(table["value"]))
+            ax.set_xticks(range(len(values)), [str(v) for v in values])
+    axes[0].legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, outputs)

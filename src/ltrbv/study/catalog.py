@@ -1,0 +1,225 @@
+"""The reproduction catalog's tables and verdicts: compare and sweep entries, and the page of every entry.
+
+* :func:`per_query_values`: one row per (learner, fold, seed, query, metric) from prediction files.
+* Compare entries: :func:`ltrbv.study.significance.significance_table` (mean ± std over folds, paired
+  t and randomisation tests, pooled over folds and per fold), plus each learner's seconds per model and,
+  when asked, the expected metric of a random ranking (every document tied: the mean over all orders,
+  ``ties="expected"``), the "random" column of Ibrahim & Carman's Table XI.
+* Sweep entries: :func:`sweep_table`, per (learner, value) the metric over the pooled test queries of all
+  folds (mean over seeds) with its bootstrap interval over queries, and the seconds per tree.
+* Verdicts (:func:`claim_verdicts`), from the numbers alone:
+  ``better``: *reproduced* when the learner's pooled mean is above the other's and the two-sided
+  paired t-test gives p < level, *same direction, not significant* when it is above with p >= level,
+  *differs* otherwise;  ``similar``: *reproduced* when p >= level;
+  ``trend``: Spearman's rho between the value and the metric has the claimed sign;
+  ``faster``: the seconds per tree at ``at`` are below those at ``than_value`` (speed-up reported).
+  A verdict is ``reproduced`` or ``differs``; on another data set than the paper's the row says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..biasvar.uncertainty import query_bootstrap_interval
+from ..metrics import evaluate
+from .significance import POOLED, significance_table
+
+REPRODUCED, DIFFERS = "reproduced", "differs"
+#: a 'better' claim whose direction holds without a significant difference (p >= level)
+NOT_SIGNIFICANT = "same direction, not significant"
+RANDOM_RANKING = "random ranking"  # the row of a compare entry with random_ranking: true
+SECONDS_PER_TREE = "seconds_per_tree"
+#: what a 'greater' claim compares: training seconds per model, and the forests' tree structure (Table XII)
+QUANTITIES = ("fit_seconds", "leaves_per_tree", "rows_per_leaf", "leaf_score", "depth")
+
+
+def per_query_values(scores: dict, data: dict, metrics, convention: str) -> pd.DataFrame:
+    """Long table (learner, fold, seed, qid, metric, convention, value) of ``scores[learner][fold][seed]``
+    (score arrays in row order) against ``data[fold]`` (RankingData)."""
+    frames = []
+    for learner, by_fold in scores.items():
+        for fold, by_seed in by_fold.items():
+            d = data[fold]
+            for seed, values in by_seed.items():
+                metric_values = evaluate(values, d.labels, d.query_offsets, list(metrics), convention=convention)
+                for metric in metrics:
+                    frames.append(pd.DataFrame({"learner": learner, "fold": fold, "seed": int(seed), "qid": d.qids,
+                                                "metric": metric, "convention": convention,
+                                                "value": metric_values[metric]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def random_ranking_values(data: dict, metrics, convention: str) -> pd.DataFrame:
+    """The expected metric of a uniformly random ranking of each test query (all documents tied)."""
+    frames = []
+    for fold, d in data.items():
+        values = evaluate(np.zeros(d.n_docs), d.labels, d.query_offsets, list(metrics), convention=convention,
+                          ties="expected")
+        for metric in metrics:
+            frames.append(pd.DataFrame({"learner": RANDOM_RANKING, "fold": fold, "seed": 1, "qid": d.qids,
+                                        "metric": metric, "convention": convention, "value": values[metric]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def fit_seconds(meta: dict) -> pd.DataFrame:
+    """(learner, fold, seed, fit_seconds, trees and the forests' structure: leaves_per_tree, rows_per_leaf,
+    leaf_score, depth; nan for other learners) of ``meta[learner][fold][seed]`` (parsed meta.json)."""
+    rows = []
+    for learner, by_fold in meta.items():
+        for fold, by_seed in by_fold.items():
+            for seed, m in by_seed.items():
+                info = m.get("fit_info") or {}
+                trees = m["params"].get("n_estimators") if m.get("kind") == "random_forest" else info.get("trees_kept")
+                rows.append({"learner": learner, "fold": fold, "seed": int(seed), "fit_seconds": m["fit_seconds"],
+                             "trees": trees, **{q: info.get(q, np.nan) for q in QUANTITIES if q != "fit_seconds"}})
+    return pd.DataFrame(rows)
+
+
+def compare_table(per_query: pd.DataFrame, learners: list[str], metrics: list[str], baseline: str, convention: str,
+                  permutations: int, seed: int, seconds: pd.DataFrame, pairs=()) -> pd.DataFrame:
+    """The significance table of a compare entry (every learner against ``baseline``, plus ``pairs``), with each
+    learner's mean seconds per model and tree structure (:data:`QUANTITIES`) on its pooled rows."""
+    table = significance_table(per_query, learners, metrics, baseline, convention, permutations, seed, pairs=pairs)
+    per_learner = seconds.groupby("learner")[list(QUANTITIES)].mean()
+    for quantity in QUANTITIES:
+        table[quantity] = [per_learner[quantity].get(learner, np.nan) if fold == POOLED else np.nan
+                           for learner, fold in zip(table["learner"], table["fold"])]
+    return table
+
+
+def sweep_table(per_query: pd.DataFrame, sweep: dict, seconds: pd.DataFrame, n_resamples: int = 1000,
+                seed: int = 0) -> pd.DataFrame:
+    """Per (learner, value, metric): the mean over the pooled test queries (mean over seeds per query) with its
+    95% bootstrap interval over queries, the std of the fold means, the trained learner, seconds per model and
+    per tree.  ``sweep``: ``{learner: {value: trained learner}}``."""
+    rows = []
+    per_seed_mean = per_query.groupby(["learner", "metric", "fold", "qid"], sort=False)["value"].mean()
+    for learner, by_value in sweep.items():
+        for value, trained in by_value.items():
+            time = seconds[seconds["learner"] == trained]
+            fit = float(time["fit_seconds"].mean())
+            trees = time["trees"].astype(float)
+            per_tree = float((time["fit_seconds"] / trees).mean()) if trees.notna().all() else np.nan
+            for metric in dict.fromkeys(per_query["metric"]):
+                values = per_seed_mean.loc[(trained, metric)].dropna()
+                low, high = query_bootstrap_interval(values.to_numpy(), n_resamples=n_resamples, seed=seed)
+                fold_means = values.groupby(level="fold").mean()
+                rows.append({"learner": learner, "value": value, "trained": trained, "metric": metric,
+                             "mean": float(values.mean()), "ci_low": low, "ci_high": high,
+                             "std_over_folds": float(fold_means.std()) if len(fold_means) > 1 else np.nan,
+                             "n_queries": int(values.size), "fit_seconds": fit, SECONDS_PER_TREE: per_tree})
+    return pd.DataFrame(rows)
+
+
+# -- verdicts -----------------------------------------------------------------------------------------
+
+
+def _pooled_row(table: pd.DataFrame, learner: str, other: str, metric: str):
+    rows = table[(table["fold"] == POOLED) & (table["metric"] == metric)]
+    for a, b, sign in ((learner, other, 1.0), (other, learner, -1.0)):
+        match = rows[(rows["learner"] == a) & (rows["baseline"] == b)]
+        if len(match):
+            return match.iloc[0], sign
+    raise ValueError(f"no pooled comparison of {learner!r} with {other!r} on {metric!r}")
+
+
+def _paper_numbers(claim: dict) -> str:
+    paper = claim.get("paper")
+    if paper is None:
+        return ""
+    if isinstance(paper, dict):
+        return ", ".join(f"{k} {v:.4f}" for k, v in paper.items())
+    return f"{paper:g}x"
+
+
+def greater_verdict(table: pd.DataFrame, claim: dict) -> dict:
+    pooled = table[table["fold"] == POOLED].drop_duplicates("learner").set_index("learner")[claim["quantity"]]
+    a, b = float(pooled[claim["learner"]]), float(pooled[claim["than"]])
+    measured = f"{claim['quantity']}: {claim['learner']} {a:.4g} vs {claim['than']} {b:.4g} (ratio {a / b:.2f})"
+    return {"measured": measured, "verdict": REPRODUCED if a > b else DIFFERS, "paper_numbers": _paper_numbers(claim)}
+
+
+def compare_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
+    if claim["kind"] == "greater":
+        return greater_verdict(table, claim)
+    row, sign = _pooled_row(table, claim["learner"], claim["than"], claim["metric"])
+    means = {row["learner"]: row["mean"], row["baseline"]: row["baseline_mean"]}
+    difference = sign * row["difference"]
+    p = row["p_t"]
+    measured = (f"{claim['learner']} {means[claim['learner']]:.4f} vs {claim['than']} {means[claim['than']]:.4f} "
+                f"({claim['metric']}); difference {difference:+.4f} "
+                f"[{sign * (row['difference_ci_low'] if sign > 0 else row['difference_ci_high']):+.4f}, "
+                f"{sign * (row['difference_ci_high'] if sign > 0 else row['difference_ci_low']):+.4f}], p = {p:.3g}")
+    if claim["kind"] == "better":
+        significant = p < level  # nan (identical values on every query) is not significant
+        verdict = DIFFERS if difference <= 0 else REPRODUCED if significant else NOT_SIGNIFICANT
+    else:  # similar
+        verdict = DIFFERS if p < level else REPRODUCED
+    return {"measured": measured, "verdict": verdict, "paper_numbers": _paper_numbers(claim)}
+
+
+def sweep_verdict(table: pd.DataFrame, claim: dict) -> dict:
+    rows = table[table["learner"] == claim["learner"]]
+    if claim["kind"] == "trend":
+        metric = claim["metric"]
+        if metric == SECONDS_PER_TREE:
+            rows = rows.drop_duplicates("value")
+            y = rows[SECONDS_PER_TREE].to_numpy(dtype=float)
+        else:
+            rows = rows[rows["metric"] == metric]
+            y = rows["mean"].to_numpy(dtype=float)
+        x = rows["value"].to_numpy(dtype=float)
+        from scipy.stats import spearmanr
+
+        rho = float(spearmanr(x, y).statistic) if np.ptp(y) > 0 else 0.0
+        sign = 1 if claim["direction"] == "increasing" else -1
+        measured = (f"{metric} of {claim['learner']} from {y[0]:.4g} (at {x[0]:g}) to {y[-1]:.4g} (at {x[-1]:g}); "
+                    f"Spearman rho {rho:+.2f} over {len(x)} values")
+        return {"measured": measured, "verdict": REPRODUCED if sign * rho > 0 else DIFFERS,
+                "paper_numbers": _paper_numbers(claim)}
+    per_value = rows.drop_duplicates("value").set_index("value")[SECONDS_PER_TREE]
+    at = _lookup(per_value, claim["at"])
+    than = _lookup(per_value, claim["than_value"])
+    measured = (f"{claim['learner']}: {at:.3g} s per tree at {claim['at']} vs {than:.3g} s at {claim['than_value']} "
+                f"(speed-up {than / at:.2f}x)")
+    return {"measured": measured, "verdict": REPRODUCED if at < than else DIFFERS,
+            "paper_numbers": _paper_numbers(claim)}
+
+
+def _lookup(series: pd.Series, value) -> float:
+    for key, v in series.items():
+        if float(key) == float(value):
+            return float(v)
+    raise KeyError(value)
+
+
+def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: float) -> list[dict]:
+    """One dict per claim: text, measured, verdict, paper_numbers."""
+    out = []
+    for claim in claims:
+        result = compare_verdict(table, claim, level) if kind == "compare" else sweep_verdict(table, claim)
+        out.append({"text": claim["text"], **result})
+    return out
+
+
+def read_sweep_table(path) -> pd.DataFrame:
+    return pd.read_csv(path)
+
+
+def read_compare_table(path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype={"fold": str})
+
+
+def benchmark_cpu_seconds(files) -> tuple[float, int]:
+    """(summed cpu_time, number of files missing) of Snakemake benchmark files."""
+    import os
+
+    total, missing = 0.0, 0
+    for path in files:
+        if not os.path.exists(path):
+            missing += 1
+            continue
+        frame = pd.read_csv(path, sep="\t")
+        total += float(frame["cpu_time"].iloc[-1]) if "cpu_time" in frame and len(frame) else 0.0
+    return total, missing

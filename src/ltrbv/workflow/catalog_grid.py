@@ -1,0 +1,416 @@
+"""The job grid of the reproduction catalog: every table and figure of the papers, one entry each.
+
+Config section ``catalog`` (schema: ``config/schema/catalog.schema.yaml``; off when absent); the
+shipped entries are in ``config/catalog.yaml``.  An entry is of one of four kinds:
+
+* ``compare``  learners trained on every fold with the entry's seeds (rule ``train_model``), then one
+  ``catalog_compare`` job: mean ± std over folds, paired tests against the baseline (pooled and per
+  fold), seconds per model, optionally a random ranking's expected metric;
+* ``sweep``    one learner parameter over values: each (learner, value) is a *generated* learner
+  (:func:`variant_name`, e.g. ``rf-point+min_samples_leaf-5``) trained like any other; one
+  ``catalog_sweep`` job writes the table (metric and seconds per tree against the value) and figure;
+* ``target``   a file another section makes (e.g. ``tables/bagging_performance.md``);
+* ``unavailable`` a row that says why it cannot run here and which config runs it on the paper's data.
+
+One ``catalog_page`` job per dataset writes ``results/{dataset}/catalog.md``: each entry's claims,
+this run's numbers, a verdict and the CPU time of the jobs behind it.
+
+Generated learners are added to ``learners:`` by :func:`expand` (called once by ``check_config``),
+so that the core run's rules, resources and checks treat them as any learner of the config; a
+value equal to the base learner's own gives the base learner itself (its files are shared).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ..learners import LEARNER_KINDS
+from ..learners.bag import sorted_dict
+from ..study.catalog import QUANTITIES, RANDOM_RANKING, SECONDS_PER_TREE
+from . import paths
+from .biasvar_grid import format_value
+
+COMPARE, SWEEP, TARGET, UNAVAILABLE = "compare", "sweep", "target", "unavailable"
+FIRST_FOLD = "first"  # an entry's ``folds: first``: each dataset's first fold
+TRAINED = (COMPARE, SWEEP)
+
+
+def settings(config: dict) -> dict | None:
+    section = config.get("catalog")
+    if not section or not section.get("enabled", True):
+        return None
+    return section
+
+
+def datasets(config: dict) -> list[str]:
+    section = settings(config)
+    if section is None:
+        return []
+    chosen = section.get("datasets") or config["run"]["datasets"]
+    return [name for name in config["run"]["datasets"] if name in chosen]
+
+
+def entries(config: dict) -> dict:
+    return settings(config)["entries"]
+
+
+def variant_name(base: str, param: str, value) -> str:
+    """A sweep's generated learner: ``rf-point+min_samples_leaf-5``."""
+    return f"{base}+{param}-{format_value(value)}"
+
+
+def _same(a, b) -> bool:
+    try:
+        return float(a) == float(b) and type(a) is not bool and type(b) is not bool
+    except (TypeError, ValueError):
+        return a == b
+
+
+def generated_entry(config: dict, base: str, param: str, value) -> dict:
+    """The config entry of ``base`` with ``param`` set to ``value``."""
+    generated = copy.deepcopy(config["learners"][base])
+    generated["params"] = {**generated.get("params", {}), param: value}
+    return generated
+
+
+def _default(kind: str, param: str):
+    """A built-in learner class's default for ``param`` (a dataclass field), or a sentinel when it has none."""
+    import dataclasses
+
+    cls = LEARNER_KINDS.get(kind) if kind in LEARNER_KINDS else None
+    if cls is not None and dataclasses.is_dataclass(cls):
+        for f in dataclasses.fields(cls):
+            if f.name == param and f.default is not dataclasses.MISSING:
+                return f.default
+    return _NO_DEFAULT
+
+
+_NO_DEFAULT = object()
+
+
+def _trains_like(a: dict, b: dict) -> bool:
+    """Two learner entries that fit the same models (kind and parameters; threads and resources aside)."""
+    return a.get("kind") == b.get("kind") and dict(a.get("params", {})) == dict(b.get("params", {}))
+
+
+def sweep_learners(config: dict, entry: dict) -> dict:
+    """``{learner: {value: trained learner}}`` of a sweep entry.  A value gives the base learner itself at its
+    own value (given, or its class's default), an identical learner of the config when there is one (e.g.
+    ``rf-hybrid-l4`` for ``listwise_levels: 4`` of ``rf-hybrid-l6``), and a generated learner otherwise:
+    their files are shared."""
+    out = {}
+    learners = config["learners"]
+    param = entry["param"]
+    for base in entry["learners"]:
+        out[base] = {}
+        for value in entry["values"]:
+            generated_name = variant_name(base, param, value)
+            if base not in learners:
+                out[base][value] = generated_name
+                continue
+            params = learners[base].get("params", {})
+            own = params[param] if param in params else _default(learners[base]["kind"], param)
+            if own is not _NO_DEFAULT and _same(own, value):
+                out[base][value] = base
+                continue
+            generated = generated_entry(config, base, param, value)
+            same = [name for name, other in learners.items()
+                    if name != generated_name and _trains_like(other, generated)]
+            out[base][value] = same[0] if same else generated_name
+    return out
+
+
+def _sweep_value_problems(config: dict, key: str, entry: dict) -> list[str]:
+    """A sweep's parameter and values, checked by building each (learner, value) once, naming the entry's key."""
+    from .validation import sweep_problems
+
+    known = [learner for learner in entry.get("learners", []) if learner in config["learners"]]
+    if "param" not in entry or "values" not in entry:
+        return []
+    return [problem.replace("biasvar.sweep", key) for problem in sweep_problems(config, known, entry["param"],
+                                                                                 entry["values"])]
+
+
+def variants(config: dict) -> dict:
+    """``{generated learner: config entry}`` of every sweep entry whose values build their learners."""
+    out = {}
+    section = settings(config)
+    if section is None:
+        return out
+    for name, entry in section["entries"].items():
+        if entry["kind"] != SWEEP or "param" not in entry or "values" not in entry or "learners" not in entry:
+            continue
+        if _sweep_value_problems(config, f"catalog.entries.{name}", entry):
+            continue  # reported by problems(), naming the entry
+        for base, by_value in sweep_learners(config, entry).items():
+            if base not in config["learners"]:
+                continue  # reported by problems()
+            for value, learner in by_value.items():
+                if learner == variant_name(base, entry["param"], value):
+                    out[learner] = generated_entry(config, base, entry["param"], value)
+    return out
+
+
+def expand(config: dict) -> list[str]:
+    """Add the generated learners to ``config["learners"]``; returns problems (a bad sweep value, or a name the
+    config already uses for a different learner) instead of adding anything."""
+    section = settings(config)
+    problems = []
+    for name, entry in section["entries"].items():
+        if entry["kind"] == SWEEP:
+            problems += _sweep_value_problems(config, f"catalog.entries.{name}", entry)
+    generated = variants(config)
+    for name, entry in generated.items():
+        existing = config["learners"].get(name)
+        if existing is not None and existing != entry:
+            problems.append(f"learners.{name}: the catalog generates a learner of this name (a sweep value); "
+                            f"rename your entry")
+    if not problems:
+        config["learners"].update(generated)
+    return problems
+
+
+def entry_seeds(config: dict, entry: dict) -> list[int]:
+    return list(entry.get("seeds") or settings(config)["seeds"])
+
+
+def entry_folds(config: dict, dataset: str, entry: dict) -> list[str]:
+    """The entry's folds of a dataset: all of them by default, ``first``: the first only (Fold1, Yahoo's set1)."""
+    folds = config["datasets"][dataset]["folds"]
+    chosen = entry.get("folds")
+    return folds[:1] if chosen == FIRST_FOLD else list(chosen or folds)
+
+
+def trained_learners(config: dict, entry: dict) -> list[str]:
+    if entry["kind"] == COMPARE:
+        return list(entry["learners"])
+    if entry["kind"] == SWEEP:
+        return [name for by_value in sweep_learners(config, entry).values() for name in by_value.values()]
+    return []
+
+
+def prediction_files(config: dict, dataset: str, name: str, file: str = "test.scores") -> dict:
+    """``{learner: {fold: {seed: file}}}`` of an entry's training runs."""
+    entry = entries(config)[name]
+    return {learner: {fold: {str(seed): paths.prediction(dataset, learner, fold, paths.seed_run(seed), file)
+                             for seed in entry_seeds(config, entry)}
+                      for fold in entry_folds(config, dataset, entry)}
+            for learner in dict.fromkeys(trained_learners(config, entry))}
+
+
+def test_files(config: dict, dataset: str, name: str) -> dict:
+    return {fold: paths.parsed(dataset, fold, "test") for fold in entry_folds(config, dataset, entries(config)[name])}
+
+
+def benchmark_files(config: dict, dataset: str, name: str) -> list[str]:
+    """The benchmark files of the jobs behind an entry (its training jobs; for a target, none known here)."""
+    entry = entries(config)[name]
+    files = []
+    if entry["kind"] in TRAINED:
+        template = paths.benchmark("train_model")
+        for learner, by_fold in prediction_files(config, dataset, name).items():
+            for fold, by_seed in by_fold.items():
+                files += [template.format(dataset=dataset, learner=learner, fold=fold, seed=seed) for seed in by_seed]
+        rule = "catalog_compare" if entry["kind"] == COMPARE else "catalog_sweep"
+        files.append(paths.benchmark(rule).format(dataset=dataset, entry=name))
+    return files
+
+
+def learner_params(config: dict, name: str) -> dict:
+    """``{learner: params}`` of an entry's trained learners (what the table states it ran)."""
+    return {learner: sorted_dict(dict(config["learners"][learner].get("params", {})))
+            for learner in dict.fromkeys(trained_learners(config, entries(config)[name]))}
+
+
+def entry_outputs(dataset: str, name: str, kind: str) -> list[str]:
+    if kind == COMPARE:
+        return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset)]
+    if kind == SWEEP:
+        return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset),
+                *[paths.catalog_file(name, ext, dataset) for ext in ("png", "svg")]]
+    return []
+
+
+def target_file(dataset: str, entry: dict) -> str:
+    return f"{paths.RESULTS}/{dataset}/{entry['target']}"
+
+
+def section_on(config: dict, key: str) -> bool:
+    """Whether the config switches on the section ``key`` (a target entry's ``section``)."""
+    from .sections import SECTIONS
+
+    return any(section.key == key and section.settings(config) is not None for section in SECTIONS)
+
+
+def made_targets(config: dict) -> dict:
+    """``{entry: section on}`` of the target entries: a section that is off makes no row input."""
+    return {name: section_on(config, entry["section"]) for name, entry in entries(config).items()
+            if entry["kind"] == TARGET}
+
+
+def page_inputs(config: dict, dataset: str) -> dict:
+    """``{entry: file}`` the catalog page reads: a compare or sweep entry's CSV, a target's file when its
+    section is on (a row of a section that is off says so)."""
+    out = {}
+    made = made_targets(config)
+    for name, entry in entries(config).items():
+        if entry["kind"] in TRAINED:
+            out[name] = paths.catalog_file(name, "csv", dataset)
+        elif entry["kind"] == TARGET and made[name]:
+            out[name] = target_file(dataset, entry)
+    return out
+
+
+def page_benchmarks(config: dict, dataset: str) -> dict:
+    return {name: benchmark_files(config, dataset, name) for name in entries(config)}
+
+
+def names_of_kind(config: dict, kind: str) -> list[str]:
+    section = settings(config)
+    return [name for name, entry in section["entries"].items() if entry["kind"] == kind] if section else []
+
+
+def targets(config: dict) -> list[str]:
+    files = []
+    for dataset in datasets(config):
+        for name, entry in entries(config).items():
+            files += entry_outputs(dataset, name, entry["kind"])
+        files.append(paths.CATALOG.format(dataset=dataset))
+    return files
+
+
+# -- checks -------------------------------------------------------------------------------------------
+
+
+def problems(config: dict) -> list[str]:
+    """Config errors the schema cannot see, each naming its key."""
+    section = settings(config)
+    if section is None:
+        return []
+    found = []
+    known = config.get("learners", {})
+    metrics = config.get("metrics", [])
+    for metric in section["metrics"]:
+        if metric not in metrics:
+            found.append(f"catalog.metrics: {metric!r} is not in metrics {metrics}")
+    convention = section.get("convention")
+    for dataset in datasets(config):
+        conventions = config["datasets"][dataset]["conventions"]
+        if convention is not None and convention not in conventions:
+            found.append(f"catalog.convention {convention!r} is not among datasets.{dataset}.conventions {conventions}")
+    for name in section.get("datasets") or []:
+        if name not in config["run"]["datasets"]:
+            found.append(f"catalog.datasets names {name!r}, which is not in run.datasets {config['run']['datasets']}")
+    for name, entry in section["entries"].items():
+        key = f"catalog.entries.{name}"
+        if not paths.is_safe_name(name):
+            found.append(f"{key}: an entry's name becomes a file name: letters, digits and _.+- only")
+            continue
+        kind = entry["kind"]
+        needed = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), TARGET: ("target", "section"),
+                  UNAVAILABLE: ()}[kind]
+        for field in needed:
+            if field not in entry:
+                found.append(f"{key}.{field} is required for kind {kind!r}")
+        extra = ({"learners", "param", "values", "baseline", "random_ranking", "target", "section", "seeds", "folds"}
+                 - set(needed))
+        extra -= {"seeds", "folds"} if kind in TRAINED else set()
+        extra -= {"baseline", "random_ranking"} if kind == COMPARE else set()
+        for field in sorted(extra):
+            if field in entry and not (field in ("baseline", "random_ranking") and entry[field] in (None, False)):
+                found.append(f"{key}.{field} does not apply to kind {kind!r}")
+        if kind == UNAVAILABLE and not entry.get("note"):
+            found.append(f"{key}.note: an unavailable entry says why it cannot run here")
+        if any(f not in entry for f in needed):
+            continue
+        if kind in TRAINED:
+            for learner in entry["learners"]:
+                if learner not in known:
+                    found.append(f"{key}.learners names {learner!r}, which is not under learners: {sorted(known)}")
+                elif known[learner]["kind"] not in LEARNER_KINDS:
+                    found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; the catalog "
+                                 f"trains built-in learners (rule train_model)")
+            for dataset in datasets(config):
+                folds = config["datasets"][dataset]["folds"]
+                for fold in [] if entry.get("folds") == FIRST_FOLD else entry.get("folds") or []:
+                    if fold not in folds:
+                        found.append(f"{key}.folds: {fold!r} is not among datasets.{dataset}.folds {folds}")
+        if kind == COMPARE and entry.get("baseline") is not None and entry["baseline"] not in entry["learners"]:
+            found.append(f"{key}.baseline {entry['baseline']!r} is not among its learners {entry['learners']}")
+        if kind == SWEEP:
+            printed = [format_value(v) for v in entry["values"]]
+            if len(set(printed)) < len(printed):
+                found.append(f"{key}.values: {entry['values']} name the same learner twice ({printed})")
+        if kind == TARGET:
+            from .sections import SECTIONS
+
+            by_key = {s.key: s for s in SECTIONS if s.key != "catalog"}
+            section_key = entry["section"]
+            if section_key not in by_key:
+                found.append(f"{key}.section {section_key!r}: one of {sorted(by_key)}")
+            elif section_on(config, section_key):
+                made = set(by_key[section_key].targets(config))
+                for dataset in datasets(config):
+                    wanted = target_file(dataset, entry)
+                    if wanted not in made:
+                        found.append(f"{key}.target {entry['target']!r}: section {section_key!r} of this config does "
+                                     f"not make {wanted}")
+        found += claim_problems(key, entry, metrics)
+    return found
+
+
+def claim_problems(key: str, entry: dict, metrics: list[str]) -> list[str]:
+    found = []
+    kind = entry["kind"]
+    learners = list(entry.get("learners", [])) + ([RANDOM_RANKING] if entry.get("random_ranking") else [])
+    for i, claim in enumerate(entry.get("claims", [])):
+        where = f"{key}.claims[{i}]"
+        ckind = claim["kind"]
+        if kind not in TRAINED:
+            found.append(f"{where}: claims are checked on compare and sweep entries only (kind {kind!r}); "
+                         f"say it in note")
+            continue
+        if ckind == "greater":
+            if kind != COMPARE:
+                found.append(f"{where}: a 'greater' claim compares learners of a compare entry")
+                continue
+            for field in ("learner", "than"):
+                if claim.get(field) not in entry.get("learners", []):
+                    found.append(f"{where}.{field} {claim.get(field)!r} is not among the entry's learners "
+                                 f"{entry.get('learners', [])}")
+            if claim.get("quantity") not in QUANTITIES:
+                found.append(f"{where}.quantity {claim.get('quantity')!r}: one of {list(QUANTITIES)}")
+        elif ckind in ("better", "similar"):
+            if kind != COMPARE:
+                found.append(f"{where}: a {ckind!r} claim compares learners of a compare entry")
+                continue
+            for field in ("learner", "than"):
+                if claim.get(field) not in learners:
+                    found.append(f"{where}.{field} {claim.get(field)!r} is not among the entry's learners {learners}")
+            if claim["metric"] not in metrics:
+                found.append(f"{where}.metric {claim['metric']!r} is not in metrics {metrics}")
+            paper = claim.get("paper")
+            if paper is not None and (not isinstance(paper, dict) or set(paper) - {claim.get("learner"), claim.get("than")}):
+                found.append(f"{where}.paper: the paper's numbers by learner, of {claim.get('learner')!r} and "
+                             f"{claim.get('than')!r}")
+        elif ckind in ("trend", "faster"):
+            if kind != SWEEP:
+                found.append(f"{where}: a {ckind!r} claim is about a sweep entry")
+                continue
+            if claim.get("learner") not in learners:
+                found.append(f"{where}.learner {claim.get('learner')!r} is not among the entry's learners {learners}")
+            if ckind == "trend":
+                if claim.get("direction") is None:
+                    found.append(f"{where}.direction is required (increasing or decreasing)")
+                if claim["metric"] not in metrics + [SECONDS_PER_TREE]:
+                    found.append(f"{where}.metric {claim['metric']!r} is not in metrics {metrics} "
+                                 f"nor {SECONDS_PER_TREE!r}")
+            else:
+                values = entry.get("values", [])
+                for field in ("at", "than_value"):
+                    if not any(_same(claim.get(field), v) for v in values):
+                        found.append(f"{where}.{field} {claim.get(field)!r} is not among the entry's values {values}")
+                paper = claim.get("paper")
+                if paper is not None and (not isinstance(paper, (int, float)) or isinstance(paper, bool) or paper <= 0):
+                    found.append(f"{where}.paper: the paper's speed-up, a number > 0")
+    return found

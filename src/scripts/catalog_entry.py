@@ -1,0 +1,61 @@
+"""Rules catalog_compare and catalog_sweep: one compare or sweep entry of the reproduction catalog.
+
+compare: mean ± std over folds and paired tests against the entry's baseline (pooled over folds and per fold),
+seconds per model and the forests' mean tree, optionally a random ranking's expected metric.
+sweep: per (learner, value) the metrics over the pooled test queries with 95% intervals over queries and the
+training seconds per tree (table and figure)."""
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+import pandas as pd
+
+from ltrbv.data.cache import load_cache
+from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.seeding import derive_seed
+from ltrbv.study.catalog import (RANDOM_RANKING, compare_table, fit_seconds, per_query_values,
+                                 random_ranking_values, sweep_table)
+from ltrbv.study.catalog_pages import compare_markdown, sweep_markdown
+from ltrbv.workflow.logs import rule_log
+
+sm = snakemake  # noqa: F821
+with rule_log(sm) as log:
+    entry = sm.params.entry
+    data = {fold: load_cache(path) for fold, path in sm.params.data.items()}
+    scores = {learner: {fold: {seed: data[fold].from_file_order(read_scores(path, n_expected=data[fold].n_docs))
+                               for seed, path in by_seed.items()} for fold, by_seed in by_fold.items()}
+              for learner, by_fold in sm.params.scores.items()}
+    meta = {learner: {fold: {seed: json.loads(Path(path).read_text()) for seed, path in by_seed.items()}
+                      for fold, by_seed in by_fold.items()} for learner, by_fold in sm.params.meta.items()}
+    per_query = per_query_values(scores, data, entry["metrics"], entry["convention"])
+    if entry["kind"] == "compare":
+        learners = list(scores)
+        if entry["random_ranking"]:
+            per_query = pd.concat([per_query, random_ranking_values(data, entry["metrics"], entry["convention"])],
+                                  ignore_index=True)
+            learners.append(RANDOM_RANKING)
+        baseline = entry["baseline"]
+        pairs = []  # claims between two learners besides the baseline are tested too
+        for claim in entry["claims"]:
+            pair = (claim.get("learner"), claim.get("than"))
+            if claim["kind"] in ("better", "similar") and baseline not in pair and pair not in pairs \
+                    and pair[::-1] not in pairs:
+                pairs.append(pair)
+        table = compare_table(per_query, learners, entry["metrics"], baseline, entry["convention"],
+                              entry["permutations"], sm.params.seed, fit_seconds(meta), pairs=pairs)
+        markdown = compare_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
+    else:
+        from ltrbv.figures.catalog import plot_sweep
+
+        table = sweep_table(per_query, entry["sweep"], fit_seconds(meta),
+                            seed=derive_seed(sm.params.seed, sm.wildcards.dataset, sm.wildcards.entry))
+        markdown = sweep_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
+        title = f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']} ({entry['convention']})"
+        plot_sweep(table, entry["metrics"], entry["param"], [sm.output.png, sm.output.svg], title=title)
+    with atomic_path(sm.output.csv) as tmp:
+        table.to_csv(tmp, index=False, float_format="%.12g")
+    write_text(sm.output.md, markdown)
+    log.info("%s (%s): %d rows", sm.wildcards.entry, entry["kind"], len(table))

@@ -1,0 +1,243 @@
+"""The reproduction catalog: generated learners, tables and verdicts against independent computations, and
+the whole catalog through Snakemake on the tiny synthetic config."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from conftest import tiny_config
+from ltrbv.data.ranking_data import RankingData
+from ltrbv.forest import RankingForest
+from ltrbv.study.catalog import (DIFFERS, NOT_SIGNIFICANT, RANDOM_RANKING, REPRODUCED, claim_verdicts, compare_table, fit_seconds,
+                                 random_ranking_values, sweep_table)
+from ltrbv.workflow import catalog_grid as cg
+from ltrbv.workflow.config_checks import fill_defaults
+from test_workflow import run
+
+FORESTS = {
+    "rf-point": {"kind": "random_forest", "threads": 1, "params": {"splitting": "point", "n_estimators": 10}},
+    "rf-list": {"kind": "random_forest", "threads": 1, "params": {"splitting": "list", "n_estimators": 10}},
+    "rf-point-leaf5": {"kind": "random_forest", "threads": 1,
+                       "params": {"splitting": "point", "n_estimators": 10, "min_samples_leaf": 5}},
+}
+
+
+def catalog_config(entries: dict, learners=FORESTS) -> dict:
+    config = tiny_config(learners=copy.deepcopy(learners))
+    config["catalog"] = {"entries": copy.deepcopy(entries)}
+    return fill_defaults(config)
+
+
+SWEEP = {"paper": "P", "artefact": "Fig. 1", "kind": "sweep", "learners": ["rf-point"], "param": "min_samples_leaf",
+         "values": [1, 2, 5, 10]}
+
+
+def test_sweep_values_name_the_base_an_identical_learner_or_a_generated_one():
+    config = catalog_config({"s": SWEEP})
+    mapping = cg.sweep_learners(config, config["catalog"]["entries"]["s"])
+    # 1 is the forest's own default, 5 is rf-point-leaf5's parameters (threads and resources aside)
+    assert mapping == {"rf-point": {1: "rf-point", 2: "rf-point+min_samples_leaf-2", 5: "rf-point-leaf5",
+                                    10: "rf-point+min_samples_leaf-10"}}
+    assert cg.expand(config) == []
+    assert config["learners"]["rf-point+min_samples_leaf-10"]["params"] == {
+        "splitting": "point", "n_estimators": 10, "min_samples_leaf": 10}
+    assert "rf-point+min_samples_leaf-1" not in config["learners"]
+    # after expansion the mapping is the same (a generated learner is not mistaken for an identical config entry)
+    assert cg.sweep_learners(config, config["catalog"]["entries"]["s"]) == mapping
+
+
+def test_a_generated_name_the_config_uses_otherwise_is_refused_not_overwritten():
+    learners = {**FORESTS, "rf-point+min_samples_leaf-2": {"kind": "random_forest", "params": {"splitting": "rand"}}}
+    config = catalog_config({"s": SWEEP}, learners)
+    problems = cg.expand(config)
+    assert problems and "learners.rf-point+min_samples_leaf-2: the catalog generates" in problems[0]
+    assert config["learners"]["rf-point+min_samples_leaf-2"]["params"] == {"splitting": "rand"}
+    assert "rf-point+min_samples_leaf-10" not in config["learners"]
+
+
+def per_query(values: dict, folds=("Fold1", "Fold2")) -> pd.DataFrame:
+    """Long per-query rows of ``{learner: array over 2 x n queries}`` for one metric."""
+    frames = []
+    for learner, v in values.items():
+        half = len(v) // 2
+        for i, fold in enumerate(folds):
+            part = v[i * half:(i + 1) * half]
+            frames.append(pd.DataFrame({"learner": learner, "fold": fold, "seed": 1, "qid": [f"q{k}" for k in
+                                                                                            range(half)],
+                                        "metric": "ndcg@10", "convention": "letor4", "value": part}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def seconds_of(learners, structure=None) -> pd.DataFrame:
+    rows = [{"learner": learner, "fold": "Fold1", "seed": 1, "fit_seconds": 2.0 + i, "trees": 10,
+             "leaves_per_tree": (structure or {}).get(learner, np.nan), "rows_per_leaf": np.nan,
+             "leaf_score": np.nan, "depth": np.nan} for i, learner in enumerate(learners)]
+    return pd.DataFrame(rows)
+
+
+def test_compare_verdicts_follow_the_paired_t_test():
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.2, 0.8, 80)
+    values = {"a": base + 0.05 + rng.normal(0, 0.01, 80), "b": base, "c": base + 0.01 + 0.1 * np.where(np.arange(80) % 2, 1.0, -1.0)}
+    table = compare_table(per_query(values), list(values), ["ndcg@10"], "b", "letor4", 1000, 7,
+                          seconds_of(values, {"a": 30.0, "b": 12.0}), pairs=[("a", "c")])
+    p_bc = stats.ttest_rel(values["c"], values["b"]).pvalue
+    claims = [
+        {"kind": "better", "learner": "a", "than": "b", "metric": "ndcg@10", "significant": True, "text": "a > b"},
+        {"kind": "better", "learner": "b", "than": "a", "metric": "ndcg@10", "significant": False, "text": "b > a"},
+        {"kind": "similar", "learner": "c", "than": "b", "metric": "ndcg@10", "text": "c ~ b"},
+        {"kind": "better", "learner": "a", "than": "c", "metric": "ndcg@10", "text": "a > c (a pair)"},
+        {"kind": "better", "learner": "c", "than": "b", "metric": "ndcg@10", "text": "c > b"},
+        {"kind": "greater", "learner": "a", "than": "b", "quantity": "leaves_per_tree", "text": "a bigger"},
+        {"kind": "greater", "learner": "b", "than": "a", "quantity": "fit_seconds", "text": "b slower"},  # 3 s vs 2
+        {"kind": "greater", "learner": "a", "than": "c", "quantity": "fit_seconds", "text": "a slower"},  # 2 s vs 4
+    ]
+    verdicts = claim_verdicts("compare", table, claims, 0.05)
+    c_above_b = values["c"].mean() > values["b"].mean()
+    assert [v["verdict"] for v in verdicts] == [
+        REPRODUCED, DIFFERS, REPRODUCED if p_bc >= 0.05 else DIFFERS, REPRODUCED,
+        DIFFERS if not c_above_b else REPRODUCED if p_bc < 0.05 else NOT_SIGNIFICANT,
+        REPRODUCED, REPRODUCED, DIFFERS]
+    assert p_bc >= 0.05 and c_above_b  # this data exercises the not-significant branch
+    assert f"p = {p_bc:.3g}" in verdicts[2]["measured"]
+    assert f"{values['a'].mean():.4f}" in verdicts[0]["measured"]
+    # the reversed claim reports the same comparison with its sign turned
+    assert "difference -0.0" in verdicts[1]["measured"] and "difference +0.0" in verdicts[0]["measured"]
+
+
+def test_sweep_table_and_trend_verdicts():
+    rng = np.random.default_rng(1)
+    values = {f"v{k}": rng.uniform(0, 1, 60) + 0.02 * k for k in range(4)}
+    sweep = {"rf": {k: f"v{k}" for k in range(4)}}
+    seconds = seconds_of(values)  # 2, 3, 4, 5 s for 10 trees: rising
+    table = sweep_table(per_query(values), sweep, seconds, n_resamples=200, seed=3)
+    assert list(table["value"]) == [0, 1, 2, 3]
+    np.testing.assert_allclose(table["mean"], [values[f"v{k}"].mean() for k in range(4)])
+    np.testing.assert_allclose(table["seconds_per_tree"], [0.2, 0.3, 0.4, 0.5])
+    assert (table["ci_low"] < table["mean"]).all() and (table["mean"] < table["ci_high"]).all()
+    claims = [{"kind": "trend", "learner": "rf", "metric": "seconds_per_tree", "direction": "increasing", "text": "t"},
+              {"kind": "trend", "learner": "rf", "metric": "seconds_per_tree", "direction": "decreasing", "text": "t"},
+              {"kind": "faster", "learner": "rf", "at": 0, "than_value": 2, "text": "f"},
+              {"kind": "faster", "learner": "rf", "at": 3, "than_value": 2, "text": "f"}]
+    verdicts = claim_verdicts("sweep", table, claims, 0.05)
+    assert [v["verdict"] for v in verdicts] == [REPRODUCED, DIFFERS, REPRODUCED, DIFFERS]
+    assert "Spearman rho +1.00" in verdicts[0]["measured"] and "speed-up 2.00x" in verdicts[2]["measured"]
+
+
+def test_random_ranking_is_the_mean_over_every_order():
+    labels = np.array([2, 0, 1, 0, 0, 1], dtype=np.int8)
+    data = RankingData(X=np.zeros((6, 1), np.float32), labels=labels, query_offsets=np.array([0, 6]),
+                       qids=np.array(["q"]), line_numbers=np.arange(1, 7))
+    got = random_ranking_values({"Fold1": data}, ["ndcg@10", "map"], "letor4").set_index("metric")["value"]
+    from ltrbv.metrics import evaluate
+
+    totals = {"ndcg@10": 0.0, "map": 0.0}
+    orders = list(itertools.permutations(range(6)))
+    for order in orders:
+        scores = np.empty(6)
+        scores[list(order)] = np.arange(6, 0, -1)
+        values = evaluate(scores, labels, data.query_offsets, ["ndcg@10", "map"], convention="letor4")
+        for metric in totals:
+            totals[metric] += values[metric][0] / len(orders)
+    assert got["ndcg@10"] == pytest.approx(totals["ndcg@10"], rel=1e-12)
+    assert got["map"] == pytest.approx(totals["map"], rel=1e-12)
+    assert set(random_ranking_values({"Fold1": data}, ["map"], "letor4")["learner"]) == {RANDOM_RANKING}
+
+
+def test_forest_reports_its_mean_tree():
+    rng = np.random.default_rng(2)
+    n = 200
+    data = RankingData(X=rng.normal(size=(n, 4)).astype(np.float32), labels=rng.integers(0, 3, n).astype(np.int8),
+                       query_offsets=np.arange(0, n + 1, 10), qids=np.arange(20).astype(str),
+                       line_numbers=np.arange(1, n + 1))
+    forest = RankingForest(splitting="point", n_estimators=6, subsample=0.5, min_samples_leaf=3).fit(data)
+    info = forest.fit_info_
+    trees = forest.trees_
+    assert info["leaves_per_tree"] == pytest.approx(np.mean([t.n_leaves for t in trees]))
+    assert info["rows_per_leaf"] == pytest.approx(np.mean([t.n_samples[t.feature < 0].mean() for t in trees]))
+    assert info["leaf_score"] == pytest.approx(np.mean([t.value[t.feature < 0].mean() for t in trees]))
+    assert info["depth"] == pytest.approx(np.mean([t.depth.max() for t in trees]))
+    assert info["rows_per_leaf"] >= 3
+    meta = {"rf": {"Fold1": {"1": {"kind": "random_forest", "params": {"n_estimators": 6}, "fit_seconds": 1.5,
+                                   "fit_info": info}}}}
+    row = fit_seconds(meta).iloc[0]
+    assert row["trees"] == 6 and row["leaves_per_tree"] == info["leaves_per_tree"]
+
+
+# -- the catalog through Snakemake ------------------------------------------------------------------------
+
+ENTRIES = {
+    "cmp": {"paper": "Ibrahim & Carman 2016", "artefact": "Table V", "kind": "compare", "paper_data": "MQ2008",
+            "learners": ["rf-point", "rf-list"], "random_ranking": True, "seeds": [1, 2],
+            "claims": [{"kind": "better", "learner": "rf-point", "than": "random ranking", "metric": "ndcg@10",
+                        "significant": True, "text": "forest beats random"}]},
+    "sw": {**SWEEP, "values": [1, 5, 20], "claims": [{"kind": "trend", "learner": "rf-point", "metric": "ndcg@10",
+                                                      "direction": "decreasing", "text": "bigger leaves"}]},
+    "tgt": {"paper": "Ganjisaffar et al. 2011", "artefact": "Table 4", "kind": "target",
+            "target": "tables/performance.md", "section": "run", "note": "the core run"},
+    "off": {"paper": "Ibrahim & Carman 2016", "artefact": "Fig. 7", "kind": "target", "section": "diagnostics",
+            "target": "figures/tree_strength.png", "note": "tree strength"},
+    "na": {"paper": "P", "artefact": "Table XVI", "kind": "unavailable", "note": "breadth-first only",
+           "config": "config/x.yaml"},
+}
+
+
+@pytest.fixture(scope="module")
+def catalog_run(tmp_path_factory):
+    """The tiny catalog (a compare, a sweep, a target, an unavailable entry) run by Snakemake."""
+    workdir = tmp_path_factory.mktemp("catalog")
+    config = tiny_config(folds=("Fold1", "Fold2"), learners=FORESTS)
+    config["run"]["learners"] = ["rf-point"]
+    config["catalog"] = {"entries": ENTRIES}
+    run(workdir, config, "results/tiny/catalog.md")
+    return workdir, config
+
+
+def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
+    workdir, _ = catalog_run
+    page = (workdir / "results/tiny/catalog.md").read_text()
+    for artefact in ("Table V", "Fig. 1", "Table 4", "Table XVI"):
+        assert f"| {artefact} |" in page
+    assert "not run here" in page and "config: config/x.yaml" in page and "see its target" in page
+    assert "section 'diagnostics' is off in this config" in page
+    assert re.search(r"\| (reproduced|differs|same direction, not significant) on tiny \(paper: MQ2008\) \|", page)
+    # CPU seconds come from the benchmark files of the training jobs behind the entry
+    rows = [line for line in page.splitlines() if line.startswith("| Ibrahim & Carman 2016 | Table V")]
+    assert rows and rows[0].rstrip(" |").split("|")[-1].strip().replace(".", "").isdigit()
+
+
+def test_sweep_numbers_equal_the_core_runs_per_query_metrics(catalog_run):
+    """The sweep's value 1 is rf-point itself: its pooled mean equals the mean of the evaluate rule's per-query
+    metrics (a separate path: rule evaluate, written for the core run)."""
+    workdir, _ = catalog_run
+    table = pd.read_csv(workdir / "results/tiny/catalog/sw.csv")
+    metrics = pd.read_csv(workdir / "results/tiny/metrics/rf-point.csv", dtype={"qid": str})
+    core = metrics[(metrics.metric == "ndcg@10") & (metrics.convention == "letor4")]["value"].mean()
+    row = table[(table["value"] == 1) & (table["metric"] == "ndcg@10")].iloc[0]
+    assert row["trained"] == "rf-point"
+    assert row["mean"] == pytest.approx(core, abs=1e-11)  # the CSV keeps 12 significant digits
+    assert set(table["trained"]) == {"rf-point", "rf-point-leaf5", "rf-point+min_samples_leaf-20"}
+    assert (workdir / "results/tiny/catalog/sw.png").stat().st_size > 5000
+
+
+def test_compare_table_has_both_seeds_and_a_random_row(catalog_run):
+    workdir, _ = catalog_run
+    table = pd.read_csv(workdir / "results/tiny/catalog/cmp.csv", dtype={"fold": str})
+    pooled = table[table["fold"] == "all"]
+    assert set(pooled["learner"]) == {"rf-point", "rf-list", RANDOM_RANKING}
+    assert (workdir / "results/tiny/predictions/rf-list/Fold2/seed2/test.scores").exists()
+    md = (workdir / "results/tiny/catalog/cmp.md").read_text()
+    assert "## The paper's claims and this run" in md and "leaves_per_tree" in md
+
+
+def test_second_run_does_nothing(catalog_run):
+    workdir, config = catalog_run
+    result = run(workdir, config, "results/tiny/catalog.md", "--dry-run")
+    assert "Nothing to be done" in result.stdout + result.stderr
