@@ -2,6 +2,7 @@
 # ltrbv.workflow.catalog_grid).  Training is rule train_model's (a sweep's values are generated learners):
 #   catalog_compare  one compare entry: mean ± std over folds, paired tests against its baseline, seconds per model
 #   catalog_sweep    one sweep entry: metric and seconds per tree against the swept value (table and figure)
+#   catalog_curve    one curve entry: boosted learners' training and validation metric per round (table and figure)
 #   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time
 
 from ltrbv.workflow import catalog_grid as cg
@@ -30,9 +31,9 @@ for _kind in cg.TRAINED:
             data=lambda w: paths.flat(cg.test_files(config, w.dataset, w.entry)),
         output:
             **({"csv": paths.catalog_file("{entry}", "csv"), "md": paths.catalog_file("{entry}", "md")}
-               | ({"png": report(paths.catalog_file("{entry}", "png"), caption="captions/catalog_sweep.rst",
+               | ({"png": report(paths.catalog_file("{entry}", "png"), caption=f"captions/catalog_{_kind}.rst",
                                  category=report_grid.CATALOG, subcategory="{dataset}"),
-                   "svg": paths.catalog_file("{entry}", "svg")} if _kind == cg.SWEEP else {})),
+                   "svg": paths.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE) else {})),
         params:
             entry=_catalog_entry_params,
             scores=lambda w: cg.prediction_files(config, w.dataset, w.entry),

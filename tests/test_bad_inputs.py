@@ -398,6 +398,8 @@ WORKFLOW_CASES = [
                                                                           "text": "t"}]),
                  r"catalog.entries.cmp.claims\[0\].quantity 'width'"),
     catalog_case("unknown-kind", entry_change("cmp", kind="table"), r"'table' is not one of"),
+    catalog_case("curve-of-a-forest", entry_change("cmp", kind="curve", learners=["rf"], claims=[]),
+                 r"catalog.entries.cmp.learners: 'rf' is of kind 'random_forest'; a curve draws"),
     catalog_case("target-not-made", lambda s: s["entries"].update(
         t={"paper": "P", "artefact": "Table V", "kind": "target", "section": "run", "target": "tables/performance.txt"}),
         r"catalog.entries.t.target 'tables/performance.txt': section 'run' of this config does not make"),

@@ -15,8 +15,8 @@ from scipy import stats
 from conftest import tiny_config
 from ltrbv.data.ranking_data import RankingData
 from ltrbv.forest import RankingForest
-from ltrbv.study.catalog import (DIFFERS, NOT_SIGNIFICANT, RANDOM_RANKING, REPRODUCED, claim_verdicts, compare_table, fit_seconds,
-                                 random_ranking_values, sweep_table)
+from ltrbv.study.catalog import (DIFFERS, NOT_SIGNIFICANT, RANDOM_RANKING, REPRODUCED, claim_verdicts, compare_table,
+                                 curve_table, fit_seconds, random_ranking_values, sweep_table)
 from ltrbv.workflow import catalog_grid as cg
 from ltrbv.workflow.config_checks import fill_defaults
 from test_workflow import run
@@ -26,6 +26,8 @@ FORESTS = {
     "rf-list": {"kind": "random_forest", "threads": 1, "params": {"splitting": "list", "n_estimators": 10}},
     "rf-point-leaf5": {"kind": "random_forest", "threads": 1,
                        "params": {"splitting": "point", "n_estimators": 10, "min_samples_leaf": 5}},
+    "gbm": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 30, "early_stopping_rounds": None,
+                                                        "eval_metric": "ndcg@3", "eval_convention": "letor4"}},
 }
 
 
@@ -131,6 +133,21 @@ def test_sweep_table_and_trend_verdicts():
     assert "Spearman rho +1.00" in verdicts[0]["measured"] and "speed-up 2.00x" in verdicts[2]["measured"]
 
 
+def test_curve_is_the_mean_over_the_runs_that_reached_each_round():
+    def meta(train, valid):
+        return {"fit_info": {"eval_history": {"train": {"ndcg@3": train}, "valid": {"ndcg@3": valid}}}}
+
+    runs = {"gbm": {"Fold1": {"1": meta([0.1, 0.2, 0.3], [0.1, 0.15, 0.12])},
+                    "Fold2": {"1": meta([0.3, 0.4], [0.2, 0.25])}}}
+    table = curve_table(runs)
+    valid = table[table["split"] == "valid"]
+    np.testing.assert_allclose(valid["mean"], [0.15, 0.2, 0.12])
+    assert list(valid["n_runs"]) == [2, 2, 1] and list(valid["round"]) == [1, 2, 3]
+    assert valid["std_over_runs"].iloc[0] == pytest.approx(np.std([0.1, 0.2], ddof=1))
+    with pytest.raises(ValueError, match="no eval_history"):
+        curve_table({"rf": {"Fold1": {"1": {"fit_info": {}}}}})
+
+
 def test_random_ranking_is_the_mean_over_every_order():
     labels = np.array([2, 0, 1, 0, 0, 1], dtype=np.int8)
     data = RankingData(X=np.zeros((6, 1), np.float32), labels=labels, query_offsets=np.array([0, 6]),
@@ -180,6 +197,8 @@ ENTRIES = {
                         "significant": True, "text": "forest beats random"}]},
     "sw": {**SWEEP, "values": [1, 5, 20], "claims": [{"kind": "trend", "learner": "rf-point", "metric": "ndcg@10",
                                                       "direction": "decreasing", "text": "bigger leaves"}]},
+    "crv": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 2", "kind": "curve", "learners": ["gbm"],
+            "folds": "first"},
     "tgt": {"paper": "Ganjisaffar et al. 2011", "artefact": "Table 4", "kind": "target",
             "target": "tables/performance.md", "section": "run", "note": "the core run"},
     "off": {"paper": "Ibrahim & Carman 2016", "artefact": "Fig. 7", "kind": "target", "section": "diagnostics",
@@ -203,7 +222,7 @@ def catalog_run(tmp_path_factory):
 def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
     workdir, _ = catalog_run
     page = (workdir / "results/tiny/catalog.md").read_text()
-    for artefact in ("Table V", "Fig. 1", "Table 4", "Table XVI"):
+    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Table 4", "Table XVI"):
         assert f"| {artefact} |" in page
     assert "not run here" in page and "config: config/x.yaml" in page and "see its target" in page
     assert "section 'diagnostics' is off in this config" in page
@@ -235,6 +254,21 @@ def test_compare_table_has_both_seeds_and_a_random_row(catalog_run):
     assert (workdir / "results/tiny/predictions/rf-list/Fold2/seed2/test.scores").exists()
     md = (workdir / "results/tiny/catalog/cmp.md").read_text()
     assert "## The paper's claims and this run" in md and "leaves_per_tree" in md
+
+
+def test_curve_follows_the_recorded_history(catalog_run):
+    """The curve's single run is the learner's own recorded history (meta.json), round by round."""
+    import json
+
+    workdir, _ = catalog_run
+    table = pd.read_csv(workdir / "results/tiny/catalog/crv.csv")
+    meta = json.loads((workdir / "results/tiny/predictions/gbm/Fold1/seed1/meta.json").read_text())
+    recorded = meta["fit_info"]["eval_history"]["valid"]["ndcg@3"]
+    valid = table[table["split"] == "valid"]
+    assert len(valid) == len(recorded) == 30
+    np.testing.assert_allclose(valid["mean"], recorded, rtol=1e-11)
+    assert not (workdir / "results/tiny/predictions/gbm/Fold2").exists()  # folds: first
+    assert (workdir / "results/tiny/catalog/crv.png").stat().st_size > 5000
 
 
 def test_second_run_does_nothing(catalog_run):

@@ -1,9 +1,10 @@
-"""Rules catalog_compare and catalog_sweep: one compare or sweep entry of the reproduction catalog.
+"""Rules catalog_compare, catalog_sweep and catalog_curve: one such entry of the reproduction catalog.
 
 compare: mean ± std over folds and paired tests against the entry's baseline (pooled over folds and per fold),
 seconds per model and the forests' mean tree, optionally a random ranking's expected metric.
 sweep: per (learner, value) the metrics over the pooled test queries with 95% intervals over queries and the
-training seconds per tree (table and figure)."""
+training seconds per tree (table and figure).
+curve: boosted learners' training and validation metric per round, mean over runs (table and figure)."""
 
 import json
 import sys
@@ -16,9 +17,9 @@ import pandas as pd
 from ltrbv.data.cache import load_cache
 from ltrbv.io import atomic_path, read_scores, write_text
 from ltrbv.seeding import derive_seed
-from ltrbv.study.catalog import (RANDOM_RANKING, compare_table, fit_seconds, per_query_values,
+from ltrbv.study.catalog import (RANDOM_RANKING, compare_table, curve_table, fit_seconds, per_query_values,
                                  random_ranking_values, sweep_table)
-from ltrbv.study.catalog_pages import compare_markdown, sweep_markdown
+from ltrbv.study.catalog_pages import compare_markdown, curve_markdown, sweep_markdown
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -47,6 +48,13 @@ with rule_log(sm) as log:
         table = compare_table(per_query, learners, entry["metrics"], baseline, entry["convention"],
                               entry["permutations"], sm.params.seed, fit_seconds(meta), pairs=pairs)
         markdown = compare_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
+    elif entry["kind"] == "curve":
+        from ltrbv.figures.catalog import plot_curve
+
+        table = curve_table(meta)
+        markdown = curve_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
+        plot_curve(table, [sm.output.png, sm.output.svg],
+                   title=f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']}")
     else:
         from ltrbv.figures.catalog import plot_sweep
 

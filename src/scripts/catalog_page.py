@@ -6,14 +6,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.io import write_text
-from ltrbv.study.catalog import benchmark_cpu_seconds, read_compare_table, read_sweep_table
+from ltrbv.study.catalog import benchmark_cpu_seconds, read_compare_table, read_table
 from ltrbv.study.catalog_pages import catalog_markdown, catalog_rows
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     entries = sm.params.entries
-    readers = {"compare": read_compare_table, "sweep": read_sweep_table}
+    readers = {"compare": read_compare_table, "sweep": read_table, "curve": read_table}
     tables = {name: readers[entry["kind"]](sm.params.files[name]) for name, entry in entries.items()
               if entry["kind"] in readers}
     cpu = {name: benchmark_cpu_seconds(files) for name, files in sm.params.benchmarks.items() if files}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -40,6 +42,27 @@ def plot_sweep(table: pd.DataFrame, metrics: list[str], param: str, outputs, tit
             ax.set_xticks(range(len(values)), [str(v) for v in values])
     axes[0].legend(fontsize=8)
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(textwrap.fill(title, 40 * panels), fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, outputs)
+
+
+def plot_curve(table: pd.DataFrame, outputs, title: str = "") -> None:
+    """Training (solid) and validation (dashed) metric against the number of boosting rounds, one colour per
+    learner, mean over runs."""
+    if table.empty:
+        raise ValueError("no rows to plot")
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    styles = {"train": "-", "valid": "--"}
+    for i, (learner, rows) in enumerate(table.groupby("learner", sort=False)):
+        for (split, metric), curve in rows.groupby(["split", "metric"], sort=False):
+            ax.plot(curve["round"], curve["mean"], color=f"C{i}", linestyle=styles.get(split, ":"),
+                    label=f"{learner} ({split})")
+            ax.set_ylabel(metric)
+    ax.set_xlabel("number of trees (boosting rounds)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(textwrap.fill(title, 70), fontsize=9)
     fig.tight_layout()
     save_figure(fig, outputs)

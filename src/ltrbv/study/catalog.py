@@ -112,6 +112,34 @@ def sweep_table(per_query: pd.DataFrame, sweep: dict, seconds: pd.DataFrame, n_r
     return pd.DataFrame(rows)
 
 
+def curve_table(meta: dict) -> pd.DataFrame:
+    """Per (learner, split, round): the monitored metric after that many boosting rounds, mean and std over the
+    runs (folds x seeds) that reached it, from ``meta[learner][fold][seed]["fit_info"]["eval_history"]``
+    (``{split: {metric: [value per round]}}``; ``train`` is absent when the learner ran with eval_train off)."""
+    rows = []
+    for learner, by_fold in meta.items():
+        curves = {}
+        for by_seed in by_fold.values():
+            for m in by_seed.values():
+                history = (m.get("fit_info") or {}).get("eval_history")
+                if not history:
+                    raise ValueError(f"{learner}: meta.json has no eval_history (not a boosted learner?)")
+                for split, by_metric in history.items():
+                    for metric, values in by_metric.items():
+                        curves.setdefault((split, metric), []).append(np.asarray(values, dtype=float))
+        for (split, metric), runs in curves.items():
+            longest = max(len(r) for r in runs)
+            stacked = np.full((len(runs), longest), np.nan)
+            for i, r in enumerate(runs):
+                stacked[i, :len(r)] = r
+            count = np.sum(~np.isnan(stacked), axis=0)
+            mean = np.nanmean(stacked, axis=0)
+            std = np.array([np.nanstd(col, ddof=1) if n > 1 else np.nan for col, n in zip(stacked.T, count)])
+            rows += [{"learner": learner, "split": split, "metric": metric, "round": k + 1, "mean": mean[k],
+                      "std_over_runs": std[k], "n_runs": int(count[k])} for k in range(longest)]
+    return pd.DataFrame(rows)
+
+
 # -- verdicts -----------------------------------------------------------------------------------------
 
 
@@ -203,7 +231,7 @@ def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: fl
     return out
 
 
-def read_sweep_table(path) -> pd.DataFrame:
+def read_table(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 

@@ -12,10 +12,12 @@ NOT_RUN = "not run here"
 ELSEWHERE = "see its target"
 
 
-def _heading(entry: dict, dataset: str) -> str:
+def _heading(entry: dict, dataset: str, convention: str | None = None) -> str:
+    """Title, the metrics' convention (a curve's is its learner's own ``eval_convention``), the paper's data, note."""
     data = f" The paper's data: {entry['paper_data']}." if entry.get("paper_data") else ""
     note = f"\n\n{entry['note']}" if entry.get("note") else ""
-    return f"# {entry['paper']}, {entry['artefact']}: {dataset}\n\n`{entry['convention']}` convention.{data}{note}\n\n"
+    convention = convention or f"`{entry['convention']}` convention."
+    return f"# {entry['paper']}, {entry['artefact']}: {dataset}\n\n{convention}{data}{note}\n\n"
 
 
 def _params(learner_params: dict) -> str:
@@ -64,6 +66,24 @@ def sweep_markdown(table: pd.DataFrame, entry: dict, dataset: str, learner_param
     ])
 
 
+def curve_markdown(table: pd.DataFrame, entry: dict, dataset: str, learner_params: dict) -> str:
+    """A curve entry: per learner and split, the best round of the mean curve and the value at the last round."""
+    rows = []
+    for (learner, split, metric), curve in table.groupby(["learner", "split", "metric"], sort=False):
+        best = curve.loc[curve["mean"].idxmax()]
+        last = curve.iloc[-1]
+        rows.append({"learner": learner, "split": split, "metric": metric, "best round": int(best["round"]),
+                     "best": f"{best['mean']:.4f}", "last round": int(last["round"]), "at last": f"{last['mean']:.4f}",
+                     "runs at last": int(last["n_runs"])})
+    return "".join([
+        _heading(entry, dataset, "Each learner's own validation metric and convention (its `eval_metric`, "
+                                 "`eval_convention`)."),
+        "The monitored metric after each boosting round, mean over the runs (folds x seeds) that reached the round "
+        "(a run stopped early reaches fewer); catalog/<entry>.csv has every round.\n\n",
+        markdown_table(pd.DataFrame(rows)), _params(learner_params),
+    ])
+
+
 def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: float, dataset: str) -> pd.DataFrame:
     """One row per (entry, claim): paper, artefact, the paper's claim and numbers, this run's numbers, verdict,
     the file that has it and the CPU time of the jobs behind it.  ``tables``: {entry: table} of compare and
@@ -74,7 +94,7 @@ def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: flo
                 "paper_data": entry.get("paper_data", "")}
         seconds, missing = cpu.get(name, (0.0, 0))
         cpu_text = f"{seconds:.0f}" + (f" (+{missing} jobs unrecorded)" if missing else "") if name in tables else ""
-        if entry["kind"] in ("compare", "sweep"):
+        if entry["kind"] in ("compare", "sweep", "curve"):
             verdicts = claim_verdicts(entry["kind"], tables[name], entry["claims"], level)
             where = files[name].rsplit(".", 1)[0] + ".md"
             if not verdicts:

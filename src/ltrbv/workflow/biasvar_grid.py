@@ -35,6 +35,7 @@ from ..learners import LEARNER_KINDS
 from ..learners.bag import BAG_KIND, bag_spec
 from . import paths
 from .core_grid import bag_learners
+from .datasets import covered_datasets, enabled_section
 from .validation import sweep_problems
 
 SCHEMES = ("bootstrap", "twofold")
@@ -44,19 +45,12 @@ TWOFOLD_FRACTION = 0.5
 
 def settings(config: dict) -> dict | None:
     """The study's settings, or None when the section is absent or ``enabled: false``."""
-    section = config.get("biasvar")
-    if not section or not section.get("enabled", True):
-        return None
-    return section
+    return enabled_section(config, "biasvar")
 
 
 def study_datasets(config: dict) -> list[str]:
     """Datasets of the run the study covers (``biasvar.datasets``; empty: all of them)."""
-    section = settings(config)
-    if section is None:
-        return []
-    chosen = section.get("datasets") or config["run"]["datasets"]
-    return [name for name in config["run"]["datasets"] if name in chosen]
+    return covered_datasets(config, settings(config))
 
 
 def study_folds(config: dict, dataset: str) -> list[str]:

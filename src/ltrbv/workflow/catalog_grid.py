@@ -9,6 +9,8 @@ shipped entries are in ``config/catalog.yaml``.  An entry is of one of four kind
 * ``sweep``    one learner parameter over values: each (learner, value) is a *generated* learner
   (:func:`variant_name`, e.g. ``rf-point+min_samples_leaf-5``) trained like any other; one
   ``catalog_sweep`` job writes the table (metric and seconds per tree against the value) and figure;
+* ``curve``    boosted learners trained like a compare entry's; one ``catalog_curve`` job draws their
+  per-round training and validation metric (``meta.json``'s ``fit_info.eval_history``), mean over runs;
 * ``target``   a file another section makes (e.g. ``tables/bagging_performance.md``);
 * ``unavailable`` a row that says why it cannot run here and which config runs it on the paper's data.
 
@@ -29,25 +31,22 @@ from ..learners.bag import sorted_dict
 from ..study.catalog import QUANTITIES, RANDOM_RANKING, SECONDS_PER_TREE
 from . import paths
 from .biasvar_grid import format_value
+from .datasets import covered_datasets, enabled_section
 
-COMPARE, SWEEP, TARGET, UNAVAILABLE = "compare", "sweep", "target", "unavailable"
+COMPARE, SWEEP, CURVE, TARGET, UNAVAILABLE = "compare", "sweep", "curve", "target", "unavailable"
 FIRST_FOLD = "first"  # an entry's ``folds: first``: each dataset's first fold
-TRAINED = (COMPARE, SWEEP)
+TRAINED = (COMPARE, SWEEP, CURVE)
+#: a curve entry's learners: boosted ones, whose meta.json keeps the per-round metric (fit_info.eval_history)
+CURVE_KINDS = ("xgboost", "lightgbm")
 
 
 def settings(config: dict) -> dict | None:
-    section = config.get("catalog")
-    if not section or not section.get("enabled", True):
-        return None
-    return section
+    return enabled_section(config, "catalog")
 
 
 def datasets(config: dict) -> list[str]:
-    section = settings(config)
-    if section is None:
-        return []
-    chosen = section.get("datasets") or config["run"]["datasets"]
-    return [name for name in config["run"]["datasets"] if name in chosen]
+    """Datasets of the run the catalog covers (``catalog.datasets``; empty or null: all of them)."""
+    return covered_datasets(config, settings(config))
 
 
 def entries(config: dict) -> dict:
@@ -182,7 +181,7 @@ def entry_folds(config: dict, dataset: str, entry: dict) -> list[str]:
 
 
 def trained_learners(config: dict, entry: dict) -> list[str]:
-    if entry["kind"] == COMPARE:
+    if entry["kind"] in (COMPARE, CURVE):
         return list(entry["learners"])
     if entry["kind"] == SWEEP:
         return [name for by_value in sweep_learners(config, entry).values() for name in by_value.values()]
@@ -211,8 +210,7 @@ def benchmark_files(config: dict, dataset: str, name: str) -> list[str]:
         for learner, by_fold in prediction_files(config, dataset, name).items():
             for fold, by_seed in by_fold.items():
                 files += [template.format(dataset=dataset, learner=learner, fold=fold, seed=seed) for seed in by_seed]
-        rule = "catalog_compare" if entry["kind"] == COMPARE else "catalog_sweep"
-        files.append(paths.benchmark(rule).format(dataset=dataset, entry=name))
+        files.append(paths.benchmark(f"catalog_{entry['kind']}").format(dataset=dataset, entry=name))
     return files
 
 
@@ -225,7 +223,7 @@ def learner_params(config: dict, name: str) -> dict:
 def entry_outputs(dataset: str, name: str, kind: str) -> list[str]:
     if kind == COMPARE:
         return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset)]
-    if kind == SWEEP:
+    if kind in (SWEEP, CURVE):
         return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset),
                 *[paths.catalog_file(name, ext, dataset) for ext in ("png", "svg")]]
     return []
@@ -288,7 +286,6 @@ def problems(config: dict) -> list[str]:
     if section is None:
         return []
     found = []
-    known = config.get("learners", {})
     metrics = config.get("metrics", [])
     for metric in section["metrics"]:
         if metric not in metrics:
@@ -302,61 +299,82 @@ def problems(config: dict) -> list[str]:
         if name not in config["run"]["datasets"]:
             found.append(f"catalog.datasets names {name!r}, which is not in run.datasets {config['run']['datasets']}")
     for name, entry in section["entries"].items():
-        key = f"catalog.entries.{name}"
-        if not paths.is_safe_name(name):
-            found.append(f"{key}: an entry's name becomes a file name: letters, digits and _.+- only")
-            continue
-        kind = entry["kind"]
-        needed = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), TARGET: ("target", "section"),
-                  UNAVAILABLE: ()}[kind]
-        for field in needed:
-            if field not in entry:
-                found.append(f"{key}.{field} is required for kind {kind!r}")
-        extra = ({"learners", "param", "values", "baseline", "random_ranking", "target", "section", "seeds", "folds"}
-                 - set(needed))
-        extra -= {"seeds", "folds"} if kind in TRAINED else set()
-        extra -= {"baseline", "random_ranking"} if kind == COMPARE else set()
-        for field in sorted(extra):
-            if field in entry and not (field in ("baseline", "random_ranking") and entry[field] in (None, False)):
-                found.append(f"{key}.{field} does not apply to kind {kind!r}")
-        if kind == UNAVAILABLE and not entry.get("note"):
-            found.append(f"{key}.note: an unavailable entry says why it cannot run here")
-        if any(f not in entry for f in needed):
-            continue
-        if kind in TRAINED:
-            for learner in entry["learners"]:
-                if learner not in known:
-                    found.append(f"{key}.learners names {learner!r}, which is not under learners: {sorted(known)}")
-                elif known[learner]["kind"] not in LEARNER_KINDS:
-                    found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; the catalog "
-                                 f"trains built-in learners (rule train_model)")
-            for dataset in datasets(config):
-                folds = config["datasets"][dataset]["folds"]
-                for fold in [] if entry.get("folds") == FIRST_FOLD else entry.get("folds") or []:
-                    if fold not in folds:
-                        found.append(f"{key}.folds: {fold!r} is not among datasets.{dataset}.folds {folds}")
-        if kind == COMPARE and entry.get("baseline") is not None and entry["baseline"] not in entry["learners"]:
-            found.append(f"{key}.baseline {entry['baseline']!r} is not among its learners {entry['learners']}")
-        if kind == SWEEP:
-            printed = [format_value(v) for v in entry["values"]]
-            if len(set(printed)) < len(printed):
-                found.append(f"{key}.values: {entry['values']} name the same learner twice ({printed})")
-        if kind == TARGET:
-            from .sections import SECTIONS
-
-            by_key = {s.key: s for s in SECTIONS if s.key != "catalog"}
-            section_key = entry["section"]
-            if section_key not in by_key:
-                found.append(f"{key}.section {section_key!r}: one of {sorted(by_key)}")
-            elif section_on(config, section_key):
-                made = set(by_key[section_key].targets(config))
-                for dataset in datasets(config):
-                    wanted = target_file(dataset, entry)
-                    if wanted not in made:
-                        found.append(f"{key}.target {entry['target']!r}: section {section_key!r} of this config does "
-                                     f"not make {wanted}")
-        found += claim_problems(key, entry, metrics)
+        found += entry_problems(config, name, entry)
     return found
+
+
+#: the fields each kind needs, and the optional ones it takes besides the common ones
+NEEDED = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), CURVE: ("learners",),
+          TARGET: ("target", "section"), UNAVAILABLE: ()}
+OPTIONAL = {COMPARE: ("seeds", "folds", "baseline", "random_ranking"), SWEEP: ("seeds", "folds"),
+            CURVE: ("seeds", "folds"), TARGET: (), UNAVAILABLE: ()}
+KIND_FIELDS = {field for fields in (*NEEDED.values(), *OPTIONAL.values()) for field in fields}
+
+
+def entry_problems(config: dict, name: str, entry: dict) -> list[str]:
+    """One entry's problems: its name and fields, then by kind its learners and folds, or its target, then its
+    claims."""
+    key = f"catalog.entries.{name}"
+    if not paths.is_safe_name(name):
+        return [f"{key}: an entry's name becomes a file name: letters, digits and _.+- only"]
+    kind = entry["kind"]
+    found = [f"{key}.{field} is required for kind {kind!r}" for field in NEEDED[kind] if field not in entry]
+    for field in sorted(KIND_FIELDS - set(NEEDED[kind]) - set(OPTIONAL[kind])):
+        # baseline and random_ranking carry schema defaults (null, false): only a value set is out of place
+        if field in entry and not (field in ("baseline", "random_ranking") and entry[field] in (None, False)):
+            found.append(f"{key}.{field} does not apply to kind {kind!r}")
+    if kind == UNAVAILABLE and not entry.get("note"):
+        found.append(f"{key}.note: an unavailable entry says why it cannot run here")
+    if found:
+        return found
+    if kind in TRAINED:
+        found += _trained_problems(config, key, entry)
+    elif kind == TARGET:
+        found += _target_problems(config, key, entry)
+    return found + claim_problems(key, entry, config.get("metrics", []))
+
+
+def _trained_problems(config: dict, key: str, entry: dict) -> list[str]:
+    """A compare or sweep entry: built-in learners of the config, folds of every dataset, baseline, values."""
+    found = []
+    known = config["learners"]
+    for learner in entry["learners"]:
+        if learner not in known:
+            found.append(f"{key}.learners names {learner!r}, which is not under learners: {sorted(known)}")
+        elif known[learner]["kind"] not in LEARNER_KINDS:
+            found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; the catalog "
+                         f"trains built-in learners (rule train_model)")
+        elif entry["kind"] == CURVE and known[learner]["kind"] not in CURVE_KINDS:
+            found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; a curve draws the "
+                         f"per-round metric of a boosted learner ({', '.join(CURVE_KINDS)})")
+    chosen = entry.get("folds")
+    for dataset in datasets(config):
+        folds = config["datasets"][dataset]["folds"]
+        for fold in [] if chosen == FIRST_FOLD else chosen or []:
+            if fold not in folds:
+                found.append(f"{key}.folds: {fold!r} is not among datasets.{dataset}.folds {folds}")
+    if entry["kind"] == COMPARE and entry.get("baseline") is not None and entry["baseline"] not in entry["learners"]:
+        found.append(f"{key}.baseline {entry['baseline']!r} is not among its learners {entry['learners']}")
+    if entry["kind"] == SWEEP:
+        printed = [format_value(v) for v in entry["values"]]
+        if len(set(printed)) < len(printed):
+            found.append(f"{key}.values: {entry['values']} name the same learner twice ({printed})")
+    return found
+
+
+def _target_problems(config: dict, key: str, entry: dict) -> list[str]:
+    """A target entry: a known section which, when on, makes the target for every dataset."""
+    from .sections import SECTIONS
+
+    by_key = {s.key: s for s in SECTIONS if s.key != "catalog"}
+    section_key = entry["section"]
+    if section_key not in by_key:
+        return [f"{key}.section {section_key!r}: one of {sorted(by_key)}"]
+    if not section_on(config, section_key):
+        return []
+    made = set(by_key[section_key].targets(config))
+    return [f"{key}.target {entry['target']!r}: section {section_key!r} of this config does not make {wanted}"
+            for wanted in (target_file(dataset, entry) for dataset in datasets(config)) if wanted not in made]
 
 
 def claim_problems(key: str, entry: dict, metrics: list[str]) -> list[str]:

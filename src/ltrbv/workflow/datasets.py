@@ -70,3 +70,20 @@ def check_raw_files(name: str, dataset: dict) -> None:
         f"Download: {how or 'see the README, section Data'}.\n"
         f"Then put the files there, or set datasets.{name}.root in your config file to where they are."
     )
+
+
+def covered_datasets(config: dict, section: dict | None) -> list[str]:
+    """The datasets of the run a section covers, in the run's order: its ``datasets`` (empty or null: all of
+    them); none when the section is off (None)."""
+    if section is None:
+        return []
+    chosen = section.get("datasets") or config["run"]["datasets"]
+    return [name for name in config["run"]["datasets"] if name in chosen]
+
+
+def enabled_section(config: dict, key: str) -> dict | None:
+    """A top-level section of the config, or None when it is absent, empty or ``enabled: false``."""
+    section = config.get(key)
+    if not section or not section.get("enabled", True):
+        return None
+    return section

@@ -19,17 +19,14 @@ from __future__ import annotations
 
 from ..learners.bag import sorted_dict
 from . import paths
+from .datasets import covered_datasets
 
 FOREST_KIND = "random_forest"
 
 
 def tree_strength_datasets(config: dict) -> list[str]:
     """Datasets of the run the diagnostic covers (``datasets``; empty or null: all of them)."""
-    settings = tree_strength_settings(config)
-    if settings is None:
-        return []
-    chosen = settings.get("datasets") or config["run"]["datasets"]
-    return [name for name in config["run"]["datasets"] if name in chosen]
+    return covered_datasets(config, tree_strength_settings(config))
 
 
 def tree_strength_settings(config: dict) -> dict | None:

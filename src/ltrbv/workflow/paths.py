@@ -143,6 +143,7 @@ JOBS = {
     "report_page": "report_page/{page}",
     "catalog_compare": "catalog_compare/{entry}",
     "catalog_sweep": "catalog_sweep/{entry}",
+    "catalog_curve": "catalog_curve/{entry}",
     "catalog_page": "catalog_page",
     "train_model": "train_model/{learner}/{fold}/seed{seed}",
 }
