@@ -68,6 +68,7 @@ rule catalog_page:
         files=lambda w: cg.page_inputs(config, w.dataset),
         benchmarks=lambda w: cg.page_benchmarks(config, w.dataset),
         level=(cg.settings(config) or {}).get("level"),
+        data=lambda w: cg.data_description(config, w.dataset),
     log:
         log("catalog_page"),
     benchmark:

@@ -226,6 +226,7 @@ def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
         assert f"| {artefact} |" in page
     assert "not run here" in page and "config: config/x.yaml" in page and "see its target" in page
     assert "section 'diagnostics' is off in this config" in page
+    assert "Data: synthetic data (60 queries x ~10 documents, 12 features, labels 0-2; folds Fold1, Fold2)" in page
     assert re.search(r"\| (reproduced|differs|same direction, not significant) on tiny \(paper: MQ2008\) \|", page)
     # CPU seconds come from the benchmark files of the training jobs behind the entry
     rows = [line for line in page.splitlines() if line.startswith("| Ibrahim & Carman 2016 | Table V")]

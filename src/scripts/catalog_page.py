@@ -18,5 +18,5 @@ with rule_log(sm) as log:
               if entry["kind"] in readers}
     cpu = {name: benchmark_cpu_seconds(files) for name, files in sm.params.benchmarks.items() if files}
     rows = catalog_rows(entries, tables, cpu, sm.params.files, sm.params.level, sm.wildcards.dataset)
-    write_text(sm.output[0], catalog_markdown(rows, sm.wildcards.dataset, sm.params.level))
+    write_text(sm.output[0], catalog_markdown(rows, sm.wildcards.dataset, sm.params.level, sm.params.data))
     log.info("%d entries, %d rows", len(entries), len(rows))

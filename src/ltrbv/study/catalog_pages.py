@@ -121,11 +121,12 @@ def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: flo
     return pd.DataFrame(rows)
 
 
-def catalog_markdown(rows: pd.DataFrame, dataset: str, level: float) -> str:
+def catalog_markdown(rows: pd.DataFrame, dataset: str, level: float, data: str = "") -> str:
     counts = rows.drop_duplicates(["entry", "claim"])["verdict"].str.split(" on ").str[0].value_counts()
     summary = ", ".join(f"{n} {v}" for v, n in counts.items())
     return "".join([
         f"# Reproduction catalog: {dataset}\n\n",
+        f"Data: {data}.\n\n" if data else "",
         "One row per claim of each paper artefact. *reproduced* / *same direction, not significant* / *differs*: "
         f"the claim checked on this run's numbers (two-sided paired t-test over the pooled test queries, level "
         f"{level:g}: a 'better' claim is reproduced only when significant; trends by the sign of Spearman's rho of "

@@ -259,6 +259,18 @@ def page_inputs(config: dict, dataset: str) -> dict:
     return out
 
 
+def data_description(config: dict, dataset: str) -> str:
+    """What the catalog's numbers of a dataset were measured on: its folds and, for synthetic data, its size."""
+    entry = config["datasets"][dataset]
+    folds = ", ".join(entry["folds"])
+    synthetic = entry.get("synthetic")
+    if synthetic:
+        return (f"synthetic data ({synthetic['n_queries']} queries x ~{synthetic['docs_per_query']} documents, "
+                f"{entry['n_features']} features, labels {entry['label_range'][0]}-{entry['label_range'][1]}; "
+                f"folds {folds}): not the paper's data")
+    return f"{entry['root']} (folds {folds})"
+
+
 def page_benchmarks(config: dict, dataset: str) -> dict:
     return {name: benchmark_files(config, dataset, name) for name in entries(config)}
 
