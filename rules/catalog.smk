@@ -3,6 +3,7 @@
 #   catalog_compare  one compare entry: mean ± std over folds, paired tests against its baseline, seconds per model
 #   catalog_sweep    one sweep entry: metric and seconds per tree against the swept value (table and figure)
 #   catalog_curve    one curve entry: boosted learners' training and validation metric per round (table and figure)
+#   catalog_scores   one scores entry: validation score distributions of a bag's sub-models (table and figure)
 #   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time
 
 from ltrbv.workflow import catalog_grid as cg
@@ -13,7 +14,8 @@ def _catalog_entry_params(w):
     section = cg.settings(config)
     return {"entry": w.entry, "kind": entry["kind"], "paper": entry["paper"], "artefact": entry["artefact"],
             "paper_data": entry["paper_data"], "note": entry["note"], "claims": entry["claims"],
-            "baseline": entry.get("baseline") or entry["learners"][0], "random_ranking": entry.get("random_ranking", False),
+            "baseline": entry.get("baseline") or (entry.get("learners") or [None])[0],
+            "random_ranking": entry.get("random_ranking", False), "bag": entry.get("bag"),
             "param": entry.get("param"), "values": entry.get("values"),
             "sweep": cg.sweep_learners(config, entry) if entry["kind"] == cg.SWEEP else None,
             "metrics": section["metrics"], "level": section["level"], "permutations": section["permutations"],
@@ -55,6 +57,36 @@ for _kind in cg.TRAINED:
             "../envs/ltrbv.yaml"
         script:
             "../src/scripts/catalog_entry.py"
+
+
+rule catalog_scores:
+    """One scores entry: validation score distributions of a bag's sub-models (Ganjisaffar et al., Fig. 3)."""
+    input:
+        scores=lambda w: list(cg.submodel_score_files(config, w.dataset, w.entry).values()),
+        data=lambda w: cg.submodel_data(config, w.dataset),
+    output:
+        csv=paths.catalog_file("{entry}", "csv"),
+        md=paths.catalog_file("{entry}", "md"),
+        png=report(paths.catalog_file("{entry}", "png"), caption="captions/catalog_scores.rst",
+                   category=report_grid.CATALOG, subcategory="{dataset}"),
+        svg=paths.catalog_file("{entry}", "svg"),
+    params:
+        entry=_catalog_entry_params,
+        scores=lambda w: cg.submodel_score_files(config, w.dataset, w.entry),
+    wildcard_constraints:
+        entry=_alternatives(cg.names_of_kind(config, cg.SCORES)),
+    log:
+        log("catalog_scores"),
+    benchmark:
+        benchmark("catalog_scores")
+    threads: 1
+    resources:
+        mem_mb=rule_resources("catalog_scores", "mem_mb"),
+        runtime=rule_resources("catalog_scores", "runtime"),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/catalog_scores.py"
 
 
 rule catalog_page:

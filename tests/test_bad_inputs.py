@@ -398,6 +398,9 @@ WORKFLOW_CASES = [
                                                                           "text": "t"}]),
                  r"catalog.entries.cmp.claims\[0\].quantity 'width'"),
     catalog_case("unknown-kind", entry_change("cmp", kind="table"), r"'table' is not one of"),
+    catalog_case("scores-of-a-non-bag", lambda s: s["entries"].update(
+        f3={"paper": "P", "artefact": "Fig. 3", "kind": "scores", "bag": "gbm"}),
+        r"catalog.entries.f3.bag 'gbm' is not a learner of kind 'bag'"),
     catalog_case("curve-of-a-forest", entry_change("cmp", kind="curve", learners=["rf"], claims=[]),
                  r"catalog.entries.cmp.learners: 'rf' is of kind 'random_forest'; a curve draws"),
     catalog_case("target-not-made", lambda s: s["entries"].update(

@@ -16,7 +16,7 @@ from conftest import tiny_config
 from ltrbv.data.ranking_data import RankingData
 from ltrbv.forest import RankingForest
 from ltrbv.study.catalog import (DIFFERS, NOT_SIGNIFICANT, RANDOM_RANKING, REPRODUCED, claim_verdicts, compare_table,
-                                 curve_table, fit_seconds, random_ranking_values, sweep_table)
+                                 curve_table, fit_seconds, random_ranking_values, score_distributions, sweep_table)
 from ltrbv.workflow import catalog_grid as cg
 from ltrbv.workflow.config_checks import fill_defaults
 from test_workflow import run
@@ -28,6 +28,7 @@ FORESTS = {
                        "params": {"splitting": "point", "n_estimators": 10, "min_samples_leaf": 5}},
     "gbm": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 30, "early_stopping_rounds": None,
                                                         "eval_metric": "ndcg@3", "eval_convention": "letor4"}},
+    "bag": {"kind": "bag", "threads": 1, "params": {"base": "gbm", "n_models": 3, "sample_fraction": 0.67}},
 }
 
 
@@ -148,6 +149,21 @@ def test_curve_is_the_mean_over_the_runs_that_reached_each_round():
         curve_table({"rf": {"Fold1": {"1": {"fit_info": {}}}}})
 
 
+def test_score_distributions_and_the_kolmogorov_smirnov_statistic_by_hand():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(0, 1, 300), rng.normal(0.4, 1.5, 250)
+    table = score_distributions({"a": a, "b": b})
+    grid = np.concatenate([a, b])
+    by_hand = max(abs(np.mean(a <= x) - np.mean(b <= x)) for x in grid)  # sup |F_a - F_b| over the jump points
+    assert table["ks_statistic"].iloc[0] == pytest.approx(by_hand, abs=1e-12)
+    assert table["ks_p"].iloc[0] < 0.05 and list(table["n"]) == [300, 250]
+    assert table.set_index("model").loc["b", "median"] == pytest.approx(np.median(b))
+    same = score_distributions({"a": a, "a2": a.copy()})
+    verdicts = claim_verdicts("scores", same, [{"kind": "differ", "text": "t"}], 0.05)
+    assert same["ks_statistic"].iloc[0] == 0 and verdicts[0]["verdict"] == DIFFERS
+    assert claim_verdicts("scores", table, [{"kind": "differ", "text": "t"}], 0.05)[0]["verdict"] == REPRODUCED
+
+
 def test_random_ranking_is_the_mean_over_every_order():
     labels = np.array([2, 0, 1, 0, 0, 1], dtype=np.int8)
     data = RankingData(X=np.zeros((6, 1), np.float32), labels=labels, query_offsets=np.array([0, 6]),
@@ -199,6 +215,8 @@ ENTRIES = {
                                                       "direction": "decreasing", "text": "bigger leaves"}]},
     "crv": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 2", "kind": "curve", "learners": ["gbm"],
             "folds": "first"},
+    "scr": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 3", "kind": "scores", "bag": "bag",
+            "submodels": [0, 2], "claims": [{"kind": "differ", "text": "different scales"}]},
     "tgt": {"paper": "Ganjisaffar et al. 2011", "artefact": "Table 4", "kind": "target",
             "target": "tables/performance.md", "section": "run", "note": "the core run"},
     "off": {"paper": "Ibrahim & Carman 2016", "artefact": "Fig. 7", "kind": "target", "section": "diagnostics",
@@ -222,7 +240,7 @@ def catalog_run(tmp_path_factory):
 def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
     workdir, _ = catalog_run
     page = (workdir / "results/tiny/catalog.md").read_text()
-    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Table 4", "Table XVI"):
+    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Fig. 3", "Table 4", "Table XVI"):
         assert f"| {artefact} |" in page
     assert "not run here" in page and "config: config/x.yaml" in page and "see its target" in page
     assert "section 'diagnostics' is off in this config" in page
@@ -270,6 +288,15 @@ def test_curve_follows_the_recorded_history(catalog_run):
     np.testing.assert_allclose(valid["mean"], recorded, rtol=1e-11)
     assert not (workdir / "results/tiny/predictions/gbm/Fold2").exists()  # folds: first
     assert (workdir / "results/tiny/catalog/crv.png").stat().st_size > 5000
+
+
+def test_scores_are_the_sub_models_own_files(catalog_run):
+    workdir, _ = catalog_run
+    table = pd.read_csv(workdir / "results/tiny/catalog/scr.csv")
+    sub2 = np.loadtxt(workdir / "results/tiny/bags/bag/Fold1/seed1/sub2/vali.scores")
+    row = table.set_index("model").loc["sub2"]
+    assert row["n"] == sub2.size and row["mean"] == pytest.approx(sub2.mean(), rel=1e-11)
+    assert not (workdir / "results/tiny/bags/bag/Fold1/seed1/sub1").exists()  # only the sub-models asked for
 
 
 def test_second_run_does_nothing(catalog_run):

@@ -66,3 +66,23 @@ def plot_curve(table: pd.DataFrame, outputs, title: str = "") -> None:
         ax.set_title(textwrap.fill(title, 70), fontsize=9)
     fig.tight_layout()
     save_figure(fig, outputs)
+
+
+def plot_score_histograms(scores: dict, outputs, title: str = "") -> None:
+    """Histograms (step outlines, common bins) of each model's validation scores (Ganjisaffar et al., Fig. 3)."""
+    import numpy as np
+
+    values = {name: np.asarray(v, dtype=float) for name, v in scores.items()}
+    everything = np.concatenate(list(values.values()))
+    bins = np.linspace(everything.min(), everything.max(), 60)
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    for i, (name, v) in enumerate(values.items()):
+        ax.hist(v, bins=bins, histtype="step", linewidth=1.4, color=f"C{i}", label=name)
+    ax.set_xlabel("validation score")
+    ax.set_ylabel("documents")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(textwrap.fill(title, 70), fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, outputs)

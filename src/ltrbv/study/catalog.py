@@ -140,6 +140,34 @@ def curve_table(meta: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def score_distributions(scores: dict) -> pd.DataFrame:
+    """One row per model of ``scores`` ({name: validation scores}): count, mean, std, quantiles; plus, on every
+    row, the two-sample
+    Kolmogorov-Smirnov statistic and p-value of the first two models' scores (the 'differ' claim)."""
+    from scipy.stats import ks_2samp
+
+    names = list(scores)
+    test = ks_2samp(scores[names[0]], scores[names[1]])
+    rows = []
+    for name, values in scores.items():
+        values = np.asarray(values, dtype=float)
+        q = np.quantile(values, [0.0, 0.05, 0.5, 0.95, 1.0])
+        rows.append({"model": name, "n": values.size, "mean": values.mean(), "std": values.std(ddof=1),
+                     "min": q[0], "q05": q[1], "median": q[2], "q95": q[3], "max": q[4],
+                     "ks_pair": f"{names[0]} vs {names[1]}", "ks_statistic": float(test.statistic),
+                     "ks_p": float(test.pvalue)})
+    return pd.DataFrame(rows)
+
+
+def differ_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
+    row = table.iloc[0]
+    a, b = table.iloc[0], table.iloc[1]
+    measured = (f"{row['ks_pair']}: Kolmogorov-Smirnov D = {row['ks_statistic']:.3f}, p = {row['ks_p']:.3g}; "
+                f"means {a['mean']:.3g} vs {b['mean']:.3g}, std {a['std']:.3g} vs {b['std']:.3g}")
+    return {"measured": measured, "verdict": REPRODUCED if row["ks_p"] < level else DIFFERS,
+            "paper_numbers": _paper_numbers(claim)}
+
+
 # -- verdicts -----------------------------------------------------------------------------------------
 
 
@@ -226,7 +254,10 @@ def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: fl
     """One dict per claim: text, measured, verdict, paper_numbers."""
     out = []
     for claim in claims:
-        result = compare_verdict(table, claim, level) if kind == "compare" else sweep_verdict(table, claim)
+        if kind == "scores":
+            result = differ_verdict(table, claim, level)
+        else:
+            result = compare_verdict(table, claim, level) if kind == "compare" else sweep_verdict(table, claim)
         out.append({"text": claim["text"], **result})
     return out
 

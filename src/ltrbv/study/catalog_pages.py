@@ -84,6 +84,15 @@ def curve_markdown(table: pd.DataFrame, entry: dict, dataset: str, learner_param
     ])
 
 
+def scores_markdown(table: pd.DataFrame, entry: dict, dataset: str) -> str:
+    """A scores entry: each sub-model's validation score distribution and the claims."""
+    return "".join([
+        _heading(entry, dataset, f"Sub-models {', '.join(table['model'])} of `{entry['bag']}` (seed 1, first fold), "
+                                 "each trained on its own sample of the training queries; raw validation scores."),
+        markdown_table(table, "{:.4g}"), _claims("scores", table, entry),
+    ])
+
+
 def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: float, dataset: str) -> pd.DataFrame:
     """One row per (entry, claim): paper, artefact, the paper's claim and numbers, this run's numbers, verdict,
     the file that has it and the CPU time of the jobs behind it.  ``tables``: {entry: table} of compare and
@@ -94,7 +103,7 @@ def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: flo
                 "paper_data": entry.get("paper_data", "")}
         seconds, missing = cpu.get(name, (0.0, 0))
         cpu_text = f"{seconds:.0f}" + (f" (+{missing} jobs unrecorded)" if missing else "") if name in tables else ""
-        if entry["kind"] in ("compare", "sweep", "curve"):
+        if entry["kind"] in ("compare", "sweep", "curve", "scores"):
             verdicts = claim_verdicts(entry["kind"], tables[name], entry["claims"], level)
             where = files[name].rsplit(".", 1)[0] + ".md"
             if not verdicts:

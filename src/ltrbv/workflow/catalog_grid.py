@@ -11,6 +11,9 @@ shipped entries are in ``config/catalog.yaml``.  An entry is of one of four kind
   ``catalog_sweep`` job writes the table (metric and seconds per tree against the value) and figure;
 * ``curve``    boosted learners trained like a compare entry's; one ``catalog_curve`` job draws their
   per-round training and validation metric (``meta.json``'s ``fit_info.eval_history``), mean over runs;
+* ``scores``   the validation scores of two (or more) sub-models of a bag, each trained on its own sample of
+  the training queries (rule ``bag_submodel``), on the first fold: one ``catalog_scores`` job writes their
+  distributions and a two-sample Kolmogorov-Smirnov test (table and figure);
 * ``target``   a file another section makes (e.g. ``tables/bagging_performance.md``);
 * ``unavailable`` a row that says why it cannot run here and which config runs it on the paper's data.
 
@@ -33,7 +36,7 @@ from . import paths
 from .biasvar_grid import format_value
 from .datasets import covered_datasets, enabled_section
 
-COMPARE, SWEEP, CURVE, TARGET, UNAVAILABLE = "compare", "sweep", "curve", "target", "unavailable"
+COMPARE, SWEEP, CURVE, SCORES, TARGET, UNAVAILABLE = "compare", "sweep", "curve", "scores", "target", "unavailable"
 FIRST_FOLD = "first"  # an entry's ``folds: first``: each dataset's first fold
 TRAINED = (COMPARE, SWEEP, CURVE)
 #: a curve entry's learners: boosted ones, whose meta.json keeps the per-round metric (fit_info.eval_history)
@@ -211,6 +214,12 @@ def benchmark_files(config: dict, dataset: str, name: str) -> list[str]:
             for fold, by_seed in by_fold.items():
                 files += [template.format(dataset=dataset, learner=learner, fold=fold, seed=seed) for seed in by_seed]
         files.append(paths.benchmark(f"catalog_{entry['kind']}").format(dataset=dataset, entry=name))
+    elif entry["kind"] == SCORES:
+        template = paths.benchmark("bag_submodel")
+        fold = config["datasets"][dataset]["folds"][0]
+        files += [template.format(dataset=dataset, learner=entry["bag"], fold=fold, run=paths.seed_run(1), k=k)
+                  for k in entry["submodels"]]
+        files.append(paths.benchmark("catalog_scores").format(dataset=dataset, entry=name))
     return files
 
 
@@ -223,10 +232,23 @@ def learner_params(config: dict, name: str) -> dict:
 def entry_outputs(dataset: str, name: str, kind: str) -> list[str]:
     if kind == COMPARE:
         return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset)]
-    if kind in (SWEEP, CURVE):
+    if kind in (SWEEP, CURVE, SCORES):
         return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset),
                 *[paths.catalog_file(name, ext, dataset) for ext in ("png", "svg")]]
     return []
+
+
+def submodel_score_files(config: dict, dataset: str, name: str) -> dict:
+    """``{"sub<k>": validation scores}`` of a scores entry's sub-models: the bag's first training run
+    (seed 1) on the dataset's first fold."""
+    entry = entries(config)[name]
+    fold = config["datasets"][dataset]["folds"][0]
+    return {f"sub{k}": paths.SUBMODEL.format(dataset=dataset, learner=entry["bag"], fold=fold, run=paths.seed_run(1),
+                                              k=k, file="vali.scores") for k in entry["submodels"]}
+
+
+def submodel_data(config: dict, dataset: str) -> str:
+    return paths.parsed(dataset, config["datasets"][dataset]["folds"][0], "vali")
 
 
 def target_file(dataset: str, entry: dict) -> str:
@@ -252,7 +274,7 @@ def page_inputs(config: dict, dataset: str) -> dict:
     out = {}
     made = made_targets(config)
     for name, entry in entries(config).items():
-        if entry["kind"] in TRAINED:
+        if entry["kind"] in (*TRAINED, SCORES):
             out[name] = paths.catalog_file(name, "csv", dataset)
         elif entry["kind"] == TARGET and made[name]:
             out[name] = target_file(dataset, entry)
@@ -316,10 +338,10 @@ def problems(config: dict) -> list[str]:
 
 
 #: the fields each kind needs, and the optional ones it takes besides the common ones
-NEEDED = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), CURVE: ("learners",),
+NEEDED = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), CURVE: ("learners",), SCORES: ("bag",),
           TARGET: ("target", "section"), UNAVAILABLE: ()}
 OPTIONAL = {COMPARE: ("seeds", "folds", "baseline", "random_ranking"), SWEEP: ("seeds", "folds"),
-            CURVE: ("seeds", "folds"), TARGET: (), UNAVAILABLE: ()}
+            CURVE: ("seeds", "folds"), SCORES: ("submodels",), TARGET: (), UNAVAILABLE: ()}
 KIND_FIELDS = {field for fields in (*NEEDED.values(), *OPTIONAL.values()) for field in fields}
 
 
@@ -332,8 +354,9 @@ def entry_problems(config: dict, name: str, entry: dict) -> list[str]:
     kind = entry["kind"]
     found = [f"{key}.{field} is required for kind {kind!r}" for field in NEEDED[kind] if field not in entry]
     for field in sorted(KIND_FIELDS - set(NEEDED[kind]) - set(OPTIONAL[kind])):
-        # baseline and random_ranking carry schema defaults (null, false): only a value set is out of place
-        if field in entry and not (field in ("baseline", "random_ranking") and entry[field] in (None, False)):
+        # baseline, random_ranking and submodels carry schema defaults: only a value set otherwise is out of place
+        if field in entry and not ((field in ("baseline", "random_ranking") and entry[field] in (None, False))
+                                   or (field == "submodels" and entry[field] == [0, 1])):
             found.append(f"{key}.{field} does not apply to kind {kind!r}")
     if kind == UNAVAILABLE and not entry.get("note"):
         found.append(f"{key}.note: an unavailable entry says why it cannot run here")
@@ -343,6 +366,8 @@ def entry_problems(config: dict, name: str, entry: dict) -> list[str]:
         found += _trained_problems(config, key, entry)
     elif kind == TARGET:
         found += _target_problems(config, key, entry)
+    elif kind == SCORES:
+        found += _scores_problems(config, key, entry)
     return found + claim_problems(key, entry, config.get("metrics", []))
 
 
@@ -374,6 +399,18 @@ def _trained_problems(config: dict, key: str, entry: dict) -> list[str]:
     return found
 
 
+def _scores_problems(config: dict, key: str, entry: dict) -> list[str]:
+    """A scores entry: a bag of the config with at least as many sub-models as the entry names."""
+    from ..learners.bag import BAG_KIND
+
+    bag = config["learners"].get(entry["bag"])
+    if bag is None or bag["kind"] != BAG_KIND:
+        return [f"{key}.bag {entry['bag']!r} is not a learner of kind {BAG_KIND!r} under learners"]
+    n_models = int(bag["params"]["n_models"])
+    return [f"{key}.submodels: {k} is not below the bag's n_models ({n_models})"
+            for k in entry["submodels"] if k >= n_models]
+
+
 def _target_problems(config: dict, key: str, entry: dict) -> list[str]:
     """A target entry: a known section which, when on, makes the target for every dataset."""
     from .sections import SECTIONS
@@ -396,8 +433,12 @@ def claim_problems(key: str, entry: dict, metrics: list[str]) -> list[str]:
     for i, claim in enumerate(entry.get("claims", [])):
         where = f"{key}.claims[{i}]"
         ckind = claim["kind"]
+        if ckind == "differ":
+            if kind != SCORES:
+                found.append(f"{where}: a 'differ' claim is about a scores entry")
+            continue
         if kind not in TRAINED:
-            found.append(f"{where}: claims are checked on compare and sweep entries only (kind {kind!r}); "
+            found.append(f"{where}: claims are checked on compare, sweep and scores entries only (kind {kind!r}); "
                          f"say it in note")
             continue
         if ckind == "greater":
