@@ -398,6 +398,12 @@ WORKFLOW_CASES = [
                                                                           "text": "t"}]),
                  r"catalog.entries.cmp.claims\[0\].quantity 'width'"),
     catalog_case("unknown-kind", entry_change("cmp", kind="table"), r"'table' is not one of"),
+    WorkflowCase("catalog-bag-sweep-bad-share", lambda c: (
+        c["learners"].__setitem__("bag", {"kind": "bag", "params": {"base": "gbm", "n_models": 1}}),
+        c.__setitem__("catalog", {"entries": {"f11": {"paper": "P", "artefact": "Fig. 11", "kind": "sweep",
+                                                     "learners": ["bag"], "param": "sample_fraction",
+                                                     "values": [0.5, 1.5]}}})),
+        r"catalog.entries.f11.values: 1.5 for bag 'bag': 1.5 is greater than the maximum of 1"),
     catalog_case("scores-of-a-non-bag", lambda s: s["entries"].update(
         f3={"paper": "P", "artefact": "Fig. 3", "kind": "scores", "bag": "gbm"}),
         r"catalog.entries.f3.bag 'gbm' is not a learner of kind 'bag'"),

@@ -29,6 +29,7 @@ FORESTS = {
     "gbm": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 30, "early_stopping_rounds": None,
                                                         "eval_metric": "ndcg@3", "eval_convention": "letor4"}},
     "bag": {"kind": "bag", "threads": 1, "params": {"base": "gbm", "n_models": 3, "sample_fraction": 0.67}},
+    "share": {"kind": "bag", "threads": 1, "params": {"base": "rf-point", "n_models": 1, "sample_fraction": 1.0}},
 }
 
 
@@ -54,6 +55,21 @@ def test_sweep_values_name_the_base_an_identical_learner_or_a_generated_one():
     assert "rf-point+min_samples_leaf-1" not in config["learners"]
     # after expansion the mapping is the same (a generated learner is not mistaken for an identical config entry)
     assert cg.sweep_learners(config, config["catalog"]["entries"]["s"]) == mapping
+
+
+def test_a_bag_of_one_is_swept_over_its_share_of_the_queries():
+    learners = {**FORESTS, "share": {"kind": "bag", "threads": 1, "params": {"base": "rf-point", "n_models": 1}}}
+    entry = {"paper": "P", "artefact": "Fig. 11", "kind": "sweep", "learners": ["share"], "param": "sample_fraction",
+             "values": [0.25, 0.67]}
+    config = catalog_config({"f11": entry}, learners)
+    assert cg.sweep_learners(config, config["catalog"]["entries"]["f11"]) == {
+        "share": {0.25: "share+sample_fraction-0.25", 0.67: "share"}}  # 0.67: the schema's default share
+    assert cg.expand(config) == []
+    assert config["learners"]["share+sample_fraction-0.25"]["params"]["sample_fraction"] == 0.25
+    assert cg.training_benchmarks(config, "tiny", "share", "Fold1", 1) == [
+        "results/tiny/benchmarks/bag_submodel/share/Fold1/seed1/sub0.tsv",
+        "results/tiny/benchmarks/combine_bag/share/Fold1/seed1.tsv"]
+    assert cg.bag_param_problems({"base": "x", "sample_fraction": 0}) == ["0 is less than or equal to the minimum of 0"]
 
 
 def test_a_generated_name_the_config_uses_otherwise_is_refused_not_overwritten():
@@ -215,6 +231,8 @@ ENTRIES = {
                                                       "direction": "decreasing", "text": "bigger leaves"}]},
     "crv": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 2", "kind": "curve", "learners": ["gbm"],
             "folds": "first"},
+    "f11": {"paper": "Ibrahim & Carman 2016", "artefact": "Fig. 11", "kind": "sweep", "learners": ["share"],
+            "param": "sample_fraction", "values": [0.3, 1.0]},
     "scr": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 3", "kind": "scores", "bag": "bag",
             "submodels": [0, 2], "claims": [{"kind": "differ", "text": "different scales"}]},
     "tgt": {"paper": "Ganjisaffar et al. 2011", "artefact": "Table 4", "kind": "target",
@@ -288,6 +306,23 @@ def test_curve_follows_the_recorded_history(catalog_run):
     np.testing.assert_allclose(valid["mean"], recorded, rtol=1e-11)
     assert not (workdir / "results/tiny/predictions/gbm/Fold2").exists()  # folds: first
     assert (workdir / "results/tiny/catalog/crv.png").stat().st_size > 5000
+
+
+def test_a_sweep_of_a_bags_share_trains_through_the_bag_rules(catalog_run):
+    """Fig. 11's training-set sizes: the bag of one at 30% trains its sub-model on 30% of the queries."""
+    import json
+
+    workdir, _ = catalog_run
+    table = pd.read_csv(workdir / "results/tiny/catalog/f11.csv")
+    assert set(table["trained"]) == {"share", "share+sample_fraction-0.3"}
+    meta = json.loads((workdir / "results/tiny/predictions/share+sample_fraction-0.3/Fold1/seed1/meta.json")
+                      .read_text())
+    full = json.loads((workdir / "results/tiny/predictions/share/Fold1/seed1/meta.json").read_text())
+    assert meta["submodel_train_queries"][0] == round(0.3 * full["submodel_train_queries"][0])
+    assert table["fit_seconds"].gt(0).all()
+    page = (workdir / "results/tiny/catalog.md").read_text()
+    row = next(line for line in page.splitlines() if "| Fig. 11 |" in line)
+    assert "jobs unrecorded" not in row  # the bag rules' benchmark files are found
 
 
 def test_scores_are_the_sub_models_own_files(catalog_run):

@@ -71,7 +71,8 @@ def fit_seconds(meta: dict) -> pd.DataFrame:
             for seed, m in by_seed.items():
                 info = m.get("fit_info") or {}
                 trees = m["params"].get("n_estimators") if m.get("kind") == "random_forest" else info.get("trees_kept")
-                rows.append({"learner": learner, "fold": fold, "seed": int(seed), "fit_seconds": m["fit_seconds"],
+                seconds = m["fit_seconds"] if "fit_seconds" in m else m["fit_seconds_total"]  # a bag: its sub-models'
+                rows.append({"learner": learner, "fold": fold, "seed": int(seed), "fit_seconds": seconds,
                              "trees": trees, **{q: info.get(q, np.nan) for q in QUANTITIES if q != "fit_seconds"}})
     return pd.DataFrame(rows)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 
 from ..learners import LEARNER_KINDS
-from ..learners.bag import sorted_dict
+from ..learners.bag import BAG_KIND, sorted_dict
 from ..study.catalog import QUANTITIES, RANDOM_RANKING, SECONDS_PER_TREE
 from . import paths
 from .biasvar_grid import format_value
@@ -123,14 +123,32 @@ def sweep_learners(config: dict, entry: dict) -> dict:
 
 
 def _sweep_value_problems(config: dict, key: str, entry: dict) -> list[str]:
-    """A sweep's parameter and values, checked by building each (learner, value) once, naming the entry's key."""
+    """A sweep's parameter and values, checked by building each (learner, value) once (a bag: against the
+    schema of a bag's parameters), naming the entry's key."""
     from .validation import sweep_problems
 
-    known = [learner for learner in entry.get("learners", []) if learner in config["learners"]]
     if "param" not in entry or "values" not in entry:
         return []
-    return [problem.replace("biasvar.sweep", key) for problem in sweep_problems(config, known, entry["param"],
-                                                                                 entry["values"])]
+    learners = [learner for learner in entry.get("learners", []) if learner in config["learners"]]
+    bags = [learner for learner in learners if config["learners"][learner]["kind"] == BAG_KIND]
+    found = [problem.replace("biasvar.sweep", key) for problem in sweep_problems(
+        config, [learner for learner in learners if learner not in bags], entry["param"], entry["values"])]
+    for bag in bags:
+        for value in entry["values"]:
+            params = {**config["learners"][bag]["params"], entry["param"]: value}
+            found += [f"{key}.values: {value!r} for bag {bag!r}: {problem}" for problem in bag_param_problems(params)]
+    return found
+
+
+def bag_param_problems(params: dict) -> list[str]:
+    """A bag's parameters against the config schema's ``$defs/bag_params`` (a generated bag is not schema-checked)."""
+    import jsonschema
+    import yaml
+
+    from .config_checks import MAIN_SCHEMA, SCHEMA_DIR
+
+    schema = yaml.safe_load((SCHEMA_DIR / MAIN_SCHEMA).read_text())["$defs"]["bag_params"]
+    return [error.message for error in jsonschema.Draft202012Validator(schema).iter_errors(params)]
 
 
 def variants(config: dict) -> dict:
@@ -209,10 +227,9 @@ def benchmark_files(config: dict, dataset: str, name: str) -> list[str]:
     entry = entries(config)[name]
     files = []
     if entry["kind"] in TRAINED:
-        template = paths.benchmark("train_model")
         for learner, by_fold in prediction_files(config, dataset, name).items():
             for fold, by_seed in by_fold.items():
-                files += [template.format(dataset=dataset, learner=learner, fold=fold, seed=seed) for seed in by_seed]
+                files += [path for seed in by_seed for path in training_benchmarks(config, dataset, learner, fold, seed)]
         files.append(paths.benchmark(f"catalog_{entry['kind']}").format(dataset=dataset, entry=name))
     elif entry["kind"] == SCORES:
         template = paths.benchmark("bag_submodel")
@@ -221,6 +238,18 @@ def benchmark_files(config: dict, dataset: str, name: str) -> list[str]:
                   for k in entry["submodels"]]
         files.append(paths.benchmark("catalog_scores").format(dataset=dataset, entry=name))
     return files
+
+
+def training_benchmarks(config: dict, dataset: str, learner: str, fold: str, seed) -> list[str]:
+    """The benchmark files of the jobs that train one (learner, fold, seed): train_model's, or a bag's sub-models
+    and combine_bag's."""
+    entry = config["learners"][learner]
+    if entry["kind"] != BAG_KIND:
+        return [paths.benchmark("train_model").format(dataset=dataset, learner=learner, fold=fold, seed=seed)]
+    run = paths.seed_run(seed)
+    return [*(paths.benchmark("bag_submodel").format(dataset=dataset, learner=learner, fold=fold, run=run, k=k)
+              for k in range(int(entry["params"]["n_models"]))),
+            paths.benchmark("combine_bag").format(dataset=dataset, learner=learner, fold=fold, run=run)]
 
 
 def learner_params(config: dict, name: str) -> dict:
@@ -378,9 +407,9 @@ def _trained_problems(config: dict, key: str, entry: dict) -> list[str]:
     for learner in entry["learners"]:
         if learner not in known:
             found.append(f"{key}.learners names {learner!r}, which is not under learners: {sorted(known)}")
-        elif known[learner]["kind"] not in LEARNER_KINDS:
+        elif known[learner]["kind"] not in LEARNER_KINDS and known[learner]["kind"] != BAG_KIND:
             found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; the catalog "
-                         f"trains built-in learners (rule train_model)")
+                         f"trains built-in learners (rule train_model) and bags")
         elif entry["kind"] == CURVE and known[learner]["kind"] not in CURVE_KINDS:
             found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; a curve draws the "
                          f"per-round metric of a boosted learner ({', '.join(CURVE_KINDS)})")
