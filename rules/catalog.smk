@@ -9,19 +9,6 @@
 from ltrbv.workflow import catalog_grid as cg
 
 
-def _catalog_entry_params(w):
-    entry = cg.entries(config)[w.entry]
-    section = cg.settings(config)
-    return {"entry": w.entry, "kind": entry["kind"], "paper": entry["paper"], "artefact": entry["artefact"],
-            "paper_data": entry["paper_data"], "note": entry["note"], "claims": entry["claims"],
-            "baseline": entry.get("baseline") or (entry.get("learners") or [None])[0],
-            "random_ranking": entry.get("random_ranking", False), "bag": entry.get("bag"),
-            "param": entry.get("param"), "values": entry.get("values"),
-            "sweep": cg.sweep_learners(config, entry) if entry["kind"] == cg.SWEEP else None,
-            "metrics": section["metrics"], "level": section["level"], "permutations": section["permutations"],
-            "convention": section["convention"] or config["datasets"][w.dataset]["conventions"][0]}
-
-
 for _kind in cg.TRAINED:
 
     rule:
@@ -37,7 +24,7 @@ for _kind in cg.TRAINED:
                                  category=report_grid.CATALOG, subcategory="{dataset}"),
                    "svg": paths.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE) else {})),
         params:
-            entry=_catalog_entry_params,
+            entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
             scores=lambda w: cg.prediction_files(config, w.dataset, w.entry),
             meta=lambda w: cg.prediction_files(config, w.dataset, w.entry, "meta.json"),
             data=lambda w: cg.test_files(config, w.dataset, w.entry),
@@ -71,7 +58,7 @@ rule catalog_scores:
                    category=report_grid.CATALOG, subcategory="{dataset}"),
         svg=paths.catalog_file("{entry}", "svg"),
     params:
-        entry=_catalog_entry_params,
+        entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
         scores=lambda w: cg.submodel_score_files(config, w.dataset, w.entry),
     wildcard_constraints:
         entry=_alternatives(cg.names_of_kind(config, cg.SCORES)),

@@ -68,6 +68,8 @@ def test_fill_keeps_the_other_wildcards():
 def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
     import re
 
+    from ltrbv.workflow import catalog_grid
+
     rules = "".join(p.read_text() for p in (REPO / "rules").glob("*.smk"))
     named = set(re.findall(r'\b(?:log|benchmark)\("(\w+)"\)', rules))
     # the study's training rules are written once, in a loop over the schemes
@@ -75,7 +77,7 @@ def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
               for scheme in ("bootstrap", "twofold")}
     # so are the catalog's two entry rules, in a loop over the kinds that train
     named |= {f"{stem}_{kind}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_kind\}"\)', rules)
-              for kind in ("compare", "sweep")}
+              for kind in catalog_grid.TRAINED}
     assert named == set(paths.JOBS)
     assert not re.search(r'\b(?:log|benchmark)\("[^"]*/', rules), "a job template written in a rule"
     assert paths.parse_job("train_biasvar_bootstrap/rf-point/Fold1/subsample=0.3") == (

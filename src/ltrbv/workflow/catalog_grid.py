@@ -310,6 +310,21 @@ def page_inputs(config: dict, dataset: str) -> dict:
     return out
 
 
+def entry_params(config: dict, dataset: str, name: str) -> dict:
+    """What an entry's table job needs to know (its ``entry`` param): the entry as configured, with the sweep's
+    learner per value, the catalog's metrics, level and permutations, and the dataset's convention."""
+    entry = entries(config)[name]
+    section = settings(config)
+    return {"entry": name, "kind": entry["kind"], "paper": entry["paper"], "artefact": entry["artefact"],
+            "paper_data": entry["paper_data"], "note": entry["note"], "claims": entry["claims"],
+            "baseline": entry.get("baseline") or (entry.get("learners") or [None])[0],
+            "random_ranking": entry.get("random_ranking", False), "bag": entry.get("bag"),
+            "param": entry.get("param"), "values": entry.get("values"),
+            "sweep": sweep_learners(config, entry) if entry["kind"] == SWEEP else None,
+            "metrics": section["metrics"], "level": section["level"], "permutations": section["permutations"],
+            "convention": section["convention"] or config["datasets"][dataset]["conventions"][0]}
+
+
 def data_description(config: dict, dataset: str) -> str:
     """What the catalog's numbers of a dataset were measured on: its folds and, for synthetic data, its size."""
     entry = config["datasets"][dataset]
