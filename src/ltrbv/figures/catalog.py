@@ -12,11 +12,14 @@ from . import save_figure  # also selects the Agg backend
 
 def plot_sweep(table: pd.DataFrame, metrics: list[str], param: str, outputs, title: str = "") -> None:
     """One panel per metric (mean over the pooled test queries with its 95% interval over queries, one line
-    per learner) and a last panel of the training seconds per tree; the x-axis is the swept ``param``."""
+    per learner) and a last panel of the training seconds per tree (per model when a model does not count its
+    trees, e.g. a bag); the x-axis is the swept ``param``."""
     if table.empty:
         raise ValueError("no rows to plot")
     numeric = pd.api.types.is_numeric_dtype(table["value"])
     panels = len(metrics) + 1
+    # seconds per tree when every model counts its trees (forests, boosting), else per model (e.g. bags)
+    time_column = "seconds_per_tree" if table["seconds_per_tree"].notna().all() else "fit_seconds"
     fig, axes = plt.subplots(1, panels, figsize=(3.6 * panels, 3.4))
     for i, (learner, rows) in enumerate(table.groupby("learner", sort=False)):
         colour = f"C{i}"
@@ -27,9 +30,9 @@ def plot_sweep(table: pd.DataFrame, metrics: list[str], param: str, outputs, tit
             ax.fill_between(x, m["ci_low"], m["ci_high"], color=colour, alpha=0.15, linewidth=0)
             ax.set_ylabel(metric)
         t = rows.drop_duplicates("value")
-        axes[-1].plot(t["value"] if numeric else range(len(t)), t["seconds_per_tree"], marker="o", color=colour,
+        axes[-1].plot(t["value"] if numeric else range(len(t)), t[time_column], marker="o", color=colour,
                       label=learner)
-    axes[-1].set_ylabel("training seconds per tree")
+    axes[-1].set_ylabel("training seconds per " + ("tree" if time_column == "seconds_per_tree" else "model"))
     values = table["value"].astype(float) if numeric else None
     wide_range = numeric and values.min() > 0 and values.max() / values.min() >= 20  # e.g. 100 ... 2000 trees
     for ax in axes:
