@@ -63,12 +63,7 @@ def plot_curve(table: pd.DataFrame, outputs, title: str = "") -> None:
                     label=f"{learner} ({split})")
             ax.set_ylabel(metric)
     ax.set_xlabel("number of trees (boosting rounds)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(textwrap.fill(title, 70), fontsize=9)
-    fig.tight_layout()
-    save_figure(fig, outputs)
+    _finish_single(fig, ax, title, outputs)
 
 
 def plot_score_histograms(scores: dict, outputs, title: str = "") -> None:
@@ -83,6 +78,11 @@ def plot_score_histograms(scores: dict, outputs, title: str = "") -> None:
         ax.hist(v, bins=bins, histtype="step", linewidth=1.4, color=f"C{i}", label=name)
     ax.set_xlabel("validation score")
     ax.set_ylabel("documents")
+    _finish_single(fig, ax, title, outputs)
+
+
+def _finish_single(fig, ax, title: str, outputs) -> None:
+    """Grid, legend and the wrapped title of a one-panel figure; write it."""
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     if title:
