@@ -15,7 +15,7 @@ import inspect
 from ..learners import LEARNER_KINDS
 from ..learners.bag import BAG_KIND, bag_spec
 from . import paths
-from .core_grid import bag_learners, parsed_files
+from .core_grid import bag_learners, parsed_files, trainable
 
 EXPERIMENTS = ("bag_size", "variance_trials", "bagging_table")
 
@@ -184,7 +184,7 @@ def problems(config: dict) -> list[str]:
             for name in trials["learners"]:
                 if name not in known:
                     problems.append(f"experiments.variance_trials.learners names {name!r}, which is not under learners")
-                elif known[name]["kind"] not in LEARNER_KINDS and known[name]["kind"] != BAG_KIND:
+                elif not trainable(known[name]["kind"]):
                     problems.append(f"experiments.variance_trials.learners: {name!r} is of kind "
                                     f"{known[name]['kind']!r}, which the workflow cannot train on a trial sample")
             baseline = trials.get("baseline")

@@ -34,6 +34,7 @@ from ..learners.bag import BAG_KIND, sorted_dict
 from ..study.catalog import QUANTITIES, RANDOM_RANKING, SECONDS_PER_TREE
 from . import paths
 from .biasvar_grid import format_value
+from .core_grid import trainable
 from .datasets import covered_datasets, enabled_section
 
 COMPARE, SWEEP, CURVE, SCORES, TARGET, UNAVAILABLE = "compare", "sweep", "curve", "scores", "target", "unavailable"
@@ -422,7 +423,7 @@ def _trained_problems(config: dict, key: str, entry: dict) -> list[str]:
     for learner in entry["learners"]:
         if learner not in known:
             found.append(f"{key}.learners names {learner!r}, which is not under learners: {sorted(known)}")
-        elif known[learner]["kind"] not in LEARNER_KINDS and known[learner]["kind"] != BAG_KIND:
+        elif not trainable(known[learner]["kind"]):
             found.append(f"{key}.learners: {learner!r} is of kind {known[learner]['kind']!r}; the catalog "
                          f"trains built-in learners (rule train_model) and bags")
         elif entry["kind"] == CURVE and known[learner]["kind"] not in CURVE_KINDS:

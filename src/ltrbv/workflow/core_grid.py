@@ -15,6 +15,11 @@ def built_in_learners(config: dict) -> list[str]:
     return [name for name, entry in config["learners"].items() if entry["kind"] in LEARNER_KINDS]
 
 
+def trainable(kind: str) -> bool:
+    """A learner kind the workflow trains itself: built-in (rule train_model) or a bag (the bag rules)."""
+    return kind in LEARNER_KINDS or kind == BAG_KIND
+
+
 def bag_learners(config: dict) -> list[str]:
     """Bagged learners (kind ``bag``): trained by the ``bag_submodel`` and ``combine_bag`` rules."""
     return [name for name, entry in config["learners"].items() if entry["kind"] == BAG_KIND]
