@@ -25,13 +25,14 @@ from ltrbv.workflow.logs import rule_log
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     entry = sm.params.entry
-    data = {fold: load_cache(path) for fold, path in sm.params.data.items()}
-    scores = {learner: {fold: {seed: data[fold].from_file_order(read_scores(path, n_expected=data[fold].n_docs))
-                               for seed, path in by_seed.items()} for fold, by_seed in by_fold.items()}
-              for learner, by_fold in sm.params.scores.items()}
     meta = {learner: {fold: {seed: json.loads(Path(path).read_text()) for seed, path in by_seed.items()}
                       for fold, by_seed in by_fold.items()} for learner, by_fold in sm.params.meta.items()}
-    per_query = per_query_values(scores, data, entry["metrics"], entry["convention"])
+    if entry["kind"] != "curve":  # a curve reads only the recorded histories
+        data = {fold: load_cache(path) for fold, path in sm.params.data.items()}
+        scores = {learner: {fold: {seed: data[fold].from_file_order(read_scores(path, n_expected=data[fold].n_docs))
+                                   for seed, path in by_seed.items()} for fold, by_seed in by_fold.items()}
+                  for learner, by_fold in sm.params.scores.items()}
+        per_query = per_query_values(scores, data, entry["metrics"], entry["convention"])
     if entry["kind"] == "compare":
         learners = list(scores)
         if entry["random_ranking"]:

@@ -160,15 +160,6 @@ def score_distributions(scores: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def differ_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
-    row = table.iloc[0]
-    a, b = table.iloc[0], table.iloc[1]
-    measured = (f"{row['ks_pair']}: Kolmogorov-Smirnov D = {row['ks_statistic']:.3f}, p = {row['ks_p']:.3g}; "
-                f"means {a['mean']:.3g} vs {b['mean']:.3g}, std {a['std']:.3g} vs {b['std']:.3g}")
-    return {"measured": measured, "verdict": REPRODUCED if row["ks_p"] < level else DIFFERS,
-            "paper_numbers": _paper_numbers(claim)}
-
-
 # -- verdicts -----------------------------------------------------------------------------------------
 
 
@@ -249,6 +240,15 @@ def _lookup(series: pd.Series, value) -> float:
         if float(key) == float(value):
             return float(v)
     raise KeyError(value)
+
+
+def differ_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
+    """A scores entry's 'differ' claim: the two-sample KS test of its first two models at ``level``."""
+    a, b = table.iloc[0], table.iloc[1]
+    measured = (f"{a['ks_pair']}: Kolmogorov-Smirnov D = {a['ks_statistic']:.3f}, p = {a['ks_p']:.3g}; "
+                f"means {a['mean']:.3g} vs {b['mean']:.3g}, std {a['std']:.3g} vs {b['std']:.3g}")
+    return {"measured": measured, "verdict": REPRODUCED if a["ks_p"] < level else DIFFERS,
+            "paper_numbers": _paper_numbers(claim)}
 
 
 def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: float) -> list[dict]:
