@@ -451,6 +451,9 @@ WORKFLOW_CASES = [
         r"learners.rf\+min_samples_leaf-5: the catalog generates a learner of this name"),
     WorkflowCase("forest-listwise_objective", param("rf", "listwise_objective", "ndcg-as-printed"),
                  r"learners.rf.params: listwise_objective must be one of \('ndcg', 'err', 'ndcg-printed'\)"),
+    WorkflowCase("forest-exploration", param("rf", "exploration", "biggest"),
+                 r"learners.rf.params: exploration must be one of \('breadth-first', 'depth-first', 'random', "
+                 r"'biggest-first', 'relevant-first'\)"),
     WorkflowCase("command-learner-without-out",
                  lambda c: c["learners"].__setitem__("rf", {"kind": "command", "params": {"command": "rank {train} {test}"}}),
                  r"learners.rf.params: command must contain \{out\}"),

@@ -130,7 +130,7 @@ def test_an_unregistered_listwise_code_raises_instead_of_falling_back():
     config = _builder.TreeConfig(
         n_classes=3, criterion=_criteria.ENTROPY, listwise_depth=2**31 - 1, random_splits=False, max_features=2,
         min_samples_leaf=1, min_samples_split=2, max_depth=2**31 - 1, n_queries=data.n_queries,
-        listwise_criterion=unknown)
+        listwise_criterion=unknown, exploration=0)
     samples = np.arange(data.n_docs, dtype=np.int64)
     with pytest.raises(ValueError, match="unknown listwise criterion code"):
         _builder.build_tree(np.ascontiguousarray(data.X.T), labels, samples, config,

@@ -58,9 +58,8 @@ OBJECTIVES = {"ndcg": mean_expected_ndcg, "ndcg-printed": mean_printed_ndcg}
 
 
 def leaves_before(tree, node: int) -> np.ndarray:
-    """Which node each training row sat in when `node` was about to be split (breadth-first order)."""
-    split_before = (np.arange(tree.feature.size) < node) & (tree.feature >= 0)
-    return split_before
+    """The split nodes the tree had when it took `node` from its frontier (in its order of visit)."""
+    return (tree.visit < tree.visit[node]) & (tree.feature >= 0)
 
 
 def route(tree, X, split_before) -> np.ndarray:
@@ -94,18 +93,22 @@ def brute_force_best(data, tree, node, objective=mean_expected_ndcg):
 
 
 def chosen_value(data, tree, node, objective=mean_expected_ndcg):
-    leaf = route(tree, data.X, leaves_before(tree, node + 1) | (np.arange(tree.feature.size) == node))
+    leaf = route(tree, data.X, (tree.visit <= tree.visit[node]) & (tree.feature >= 0))
     return objective(tree.value[leaf], data)
 
 
-@pytest.mark.parametrize("objective", sorted(OBJECTIVES))
+@pytest.mark.parametrize(("objective", "exploration"), [("ndcg", "breadth-first"), ("ndcg-printed", "breadth-first"),
+                                                      ("ndcg", "random"), ("ndcg", "biggest-first"),
+                                                      ("ndcg", "relevant-first"), ("ndcg", "depth-first")])
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n_queries=st.integers(1, 10), n_features=st.integers(1, 3),
        n_values=st.sampled_from([2, 4, 30]))
-def test_every_listwise_split_is_the_brute_force_argmax(objective, seed, n_queries, n_features, n_values):
+def test_every_listwise_split_is_the_brute_force_argmax(objective, exploration, seed, n_queries, n_features,
+                                                       n_values):
+    """Each split, given the leaves the tree had when it took the node (in its own order of visit)."""
     data = random_problem(seed, n_queries, max_docs=max(2, 60 // n_queries), n_features=n_features, n_values=n_values)
     forest = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=n_features,
-                           listwise_objective=objective, random_state=seed).fit(data)
+                           listwise_objective=objective, exploration=exploration, random_state=seed).fit(data)
     tree = forest.trees_[0]
     oracle = OBJECTIVES[objective]
     for node in range(tree.feature.size):
@@ -149,15 +152,19 @@ def test_tree_training_expected_ndcg_rises_by_the_recorded_gains():
     assert final == pytest.approx(root + tree.gain[tree.feature >= 0].sum(), abs=1e-9)
 
 
-def test_strength_curve_steps_by_the_listwise_gains():
+@pytest.mark.parametrize("exploration", ["breadth-first", "random", "biggest-first", "relevant-first", "depth-first"])
+def test_strength_curve_steps_by_the_listwise_gains(exploration):
     from ltrbv.forest.diagnostics import leaf_statistics, strength_curve
 
     data = random_problem(11, 6, max_docs=10, n_features=3, n_values=8)
-    tree = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=3).fit(data).trees_[0]
+    tree = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=3,
+                         exploration=exploration).fit(data).trees_[0]
     curve = strength_curve(tree, data)
     assert curve.size == 1 + np.count_nonzero(tree.feature >= 0)
-    # with every training query in the tree, each step of the curve is that split's recorded gain
-    np.testing.assert_allclose(np.diff(curve), tree.gain[tree.feature >= 0], atol=1e-9)
+    # with every training query in the tree, each step of the curve is that split's recorded gain, in the
+    # order the tree made its splits
+    split = np.flatnonzero(tree.feature >= 0)
+    np.testing.assert_allclose(np.diff(curve), tree.gain[split[np.argsort(tree.visit[split])]], atol=1e-9)
     stats = leaf_statistics(tree, data)
     assert stats["n_leaves"] == tree.n_leaves and stats["rows_per_leaf"].sum() == data.n_docs
     assert stats["leaf_sizes"].sum() == data.n_docs

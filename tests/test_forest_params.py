@@ -27,6 +27,7 @@ from ltrbv.forest import RankingForest
         ("discount", "log10"), ("criterion", "gini"), ("splitting", "lambda"),
         ("listwise_objective", "ap"), ("listwise_objective", 1), ("listwise_objective", None),
         ("thresholds", "histogram"), ("thresholds", 255), ("thresholds", None),
+        ("exploration", "bfs"), ("exploration", "breadth_first"), ("exploration", 0), ("exploration", None),
     ],
 )
 def test_invalid_parameter_is_refused_by_name(name, value):
@@ -58,7 +59,8 @@ def test_fractional_max_features_is_a_share_of_the_features():
 
 
 @pytest.mark.parametrize(("name", "value"), [("n_estimators", 0), ("listwise_objective", "ap"),
-                                             ("thresholds", "histogram"), ("thresholds", -1)])
+                                             ("thresholds", "histogram"), ("thresholds", -1),
+                                             ("exploration", "most-relevant-first")])
 def test_workflow_validation_reports_the_parameter(name, value):
     """The workflow builds each learner once to validate a config, before any job; the message names the key."""
     from ltrbv.workflow.validation import learner_problems

@@ -1,7 +1,10 @@
-"""The tree builder: breadth-first growth with flat node arrays, one compiled call per tree.
+"""The tree builder: flat node arrays, grown in the frontier's order, one compiled call per tree.
 
-Nodes are numbered in creation order and expanded in that order, which is
-breadth-first (a FIFO queue).  A node at depth < ``listwise_depth`` is split by
+Nodes are numbered in creation order; the frontier (``_frontier``) picks the
+open node to visit next by the tree's ``exploration`` strategy (breadth-first,
+the paper's choice, is creation order, a FIFO queue), and ``visit`` records the
+order in which nodes were taken (to be split or left as leaves).  A node at
+depth < ``listwise_depth`` is split by
 the listwise criterion (RF-list: listwise_depth = large; RF-hybrid-L: L;
 RF-point: 0); deeper nodes by the pointwise criterion, or at random for
 RF-rand.  A node becomes a leaf when it is pure, smaller than
@@ -27,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from . import _err, _listwise
+from ._frontier import node_key, pop, push
 from ._criteria import ERR, LISTWISE, NDCG, NDCG_PRINTED, node_impurity_sum
 from ._splitter import best_pointwise_split, make_scratch, partition_samples, random_split
 
@@ -34,7 +38,8 @@ MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding no
 
 # how a tree grows (shared by all trees of a fit)
 TreeConfig = namedtuple("TreeConfig", "n_classes criterion listwise_depth random_splits max_features "
-                                      "min_samples_leaf min_samples_split max_depth n_queries listwise_criterion")
+                                      "min_samples_leaf min_samples_split max_depth n_queries listwise_criterion "
+                                      "exploration")
 
 # the listwise criteria's shared data: ``levels``, the ``_listwise.ListwiseData`` whose per-document values the
 # tree-wide level lists sum, and NDCG's data (``_listwise.prepare``; a placeholder for other criteria)
@@ -61,9 +66,11 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
     """Grow one tree on ``samples`` (document indices, grouped by query; permuted in place).
 
     ``config`` is a TreeConfig, ``listwise`` and ``err`` the listwise criteria's shared data (``listwise_setup``).
-    Returns (feature, threshold, left, right, value, n_samples, depth, gain) trimmed to the node count;
-    ``gain`` is each split node's impurity decrease (pointwise) or mean increase of the listwise
-    objective (expected NDCG or ERR) over the tree's training queries (listwise).
+    Returns (feature, threshold, left, right, value, n_samples, depth, gain, visit) trimmed to the node
+    count; ``gain`` is each split node's impurity decrease (pointwise) or mean increase of the listwise
+    objective (expected NDCG or ERR) over the tree's training queries (listwise); ``visit`` is each
+    node's place in the order the builder took nodes from the frontier (0: the root), i.e. when it was split
+    or found to be a leaf.
     """
     n = samples.size
     n_features = Xt.shape[0]
@@ -79,6 +86,9 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
     n_samples = np.zeros(capacity, dtype=np.int32)
     depth = np.zeros(capacity, dtype=np.int32)
     gain = np.zeros(capacity, dtype=np.float64)
+    visit = np.zeros(capacity, dtype=np.int32)
+    frontier_keys = np.zeros(capacity, dtype=np.float64)
+    frontier_nodes = np.zeros(capacity, dtype=np.int64)
     node_start = np.zeros(capacity, dtype=np.int64)
     node_end = np.zeros(capacity, dtype=np.int64)
 
@@ -105,8 +115,12 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
     if use_listwise:
         _listwise.init_levels(workspace, levels, samples, value[0])
     n_nodes = 1
-    node = 0
-    while node < n_nodes:
+    n_visited = 0
+    n_open = push(frontier_keys, frontier_nodes, 0, 0, node_key(config.exploration, 0, True, n, value[0]))
+    while n_open > 0:
+        node, n_open = pop(frontier_keys, frontier_nodes, n_open, config.exploration, rng)
+        visit[node] = n_visited
+        n_visited += 1
         start = node_start[node]
         end = node_end[node]
         size = end - start
@@ -125,7 +139,6 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
             if class_counts[c] == size:
                 pure = True
         if pure or size < config.min_samples_split or depth[node] >= config.max_depth:
-            node += 1
             continue
         split_feature = -1
         split_threshold = 0.0
@@ -162,11 +175,9 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
             if split_feature >= 0 and parent - children <= MIN_IMPURITY_DECREASE * max(parent, 1.0):
                 split_feature = -1
         if split_feature < 0:
-            node += 1
             continue
         middle = partition_samples(Xt, split_feature, split_threshold, samples, start, end, scratch.buffer)
         if middle == start or middle == end:  # cannot happen for a valid threshold; stay a leaf
-            node += 1
             continue
         feature[node] = split_feature
         threshold[node] = split_threshold
@@ -184,11 +195,15 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
                 _listwise.update_levels(workspace, levels, samples, lo, hi, value[node], value[child])
         left[node] = n_nodes
         right[node] = n_nodes + 1
+        for child in (n_nodes, n_nodes + 1):
+            n_open = push(frontier_keys, frontier_nodes, n_open, child,
+                          node_key(config.exploration, child, child == n_nodes, node_end[child] - node_start[child],
+                                   value[child]))
         n_nodes += 2
-        node += 1
     return (
         feature[:n_nodes].copy(), threshold[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy(),
         value[:n_nodes].copy(), n_samples[:n_nodes].copy(), depth[:n_nodes].copy(), gain[:n_nodes].copy(),
+        visit[:n_nodes].copy(),
     )
 
 

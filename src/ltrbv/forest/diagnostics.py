@@ -2,7 +2,8 @@
 
 The strength of a tree after k node expansions is the mean over queries of
 the (untruncated) expected NDCG of the ranking that the tree, stopped after
-its first k expansions in breadth-first order, gives the documents (eq. 11-13:
+its first k expansions in the order it made them (breadth-first unless its
+forest's ``exploration`` says otherwise), gives the documents (eq. 11-13:
 documents in one leaf, or in leaves with equal scores, are tied).
 """
 
@@ -30,7 +31,8 @@ def strength_curve(tree, data: RankingData, setup: tuple | None = None) -> np.nd
     the caller scores many trees on the same data.
     """
     gain, ideal, cumulative_discount = setup if setup is not None else ndcg_setup(data)
-    split_nodes = np.flatnonzero(tree.feature >= 0)  # creation order = breadth-first expansion order
+    split_nodes = np.flatnonzero(tree.feature >= 0)
+    split_nodes = split_nodes[np.argsort(tree.visit[split_nodes])]  # in the order the builder expanded them
     with first_call(sys.modules[__name__], _strength_kernel):  # a fresh checkout compiles the kernels once
         node_start, rows, children = _rows_below_nodes(data.X, tree.feature, tree.threshold, tree.left, tree.right)
         return _strength_kernel(split_nodes.astype(np.int64), node_start, rows, children,

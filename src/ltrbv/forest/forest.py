@@ -35,6 +35,7 @@ from . import _builder, _err, _listwise
 from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
 from ._splitter import midpoint_threshold
 from ._criteria import CRITERIA, LISTWISE, listwise_code, pointwise_code, xlogx_table
+from ._frontier import EXPLORATIONS, exploration_code
 from ._rng import seed_state
 
 SPLITTINGS = ("point", "list", "hybrid", "rand")
@@ -73,6 +74,7 @@ class Tree:
     n_samples: np.ndarray
     depth: np.ndarray
     gain: np.ndarray
+    visit: np.ndarray  # each node's place in the order the builder took nodes from the frontier
 
     @property
     def n_leaves(self) -> int:
@@ -91,7 +93,10 @@ class RankingForest:
     ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k), and
     ``listwise_objective`` (``ndcg``; ``ndcg-printed``, Algorithm 4 as printed; or ``err``: expected
     ERR with R = (2^l - 1)/2^g, g the largest training label; it refuses the NDCG options), for the listwise
-    splits of ``list`` and ``hybrid``.
+    splits of ``list`` and ``hybrid``.  ``exploration``: the order in which a tree expands its open nodes
+    (``breadth-first``, the paper's; ``random``, ``biggest-first``, ``relevant-first``, Table XVI; and
+    ``depth-first``; ``_frontier``); a pointwise split sees only its own node, so only listwise trees
+    change in distribution.
     """
 
     splitting: str = "point"
@@ -107,6 +112,7 @@ class RankingForest:
     discount_power: float = 1.0
     truncation: int | None = None
     listwise_objective: str = "ndcg"
+    exploration: str = "breadth-first"
     thresholds: str = "exact"
     keep_trees: bool = True
     random_state: int = 0
@@ -126,6 +132,8 @@ class RankingForest:
             raise ValueError(f"thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
         if not isinstance(self.listwise_objective, str) or self.listwise_objective not in LISTWISE:
             raise ValueError(f"listwise_objective must be one of {tuple(LISTWISE)}, got {self.listwise_objective!r}")
+        if not isinstance(self.exploration, str) or self.exploration not in EXPLORATIONS:
+            raise ValueError(f"exploration must be one of {tuple(EXPLORATIONS)}, got {self.exploration!r}")
         self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)
         if (isinstance(self.subsample, bool) or not isinstance(self.subsample, numbers.Real)
                 or not 0.0 < self.subsample <= 1.0):  # NaN fails the comparison too
@@ -195,6 +203,7 @@ class RankingForest:
             min_samples_leaf=int(self.min_samples_leaf), min_samples_split=max(2, int(self.min_samples_split)),
             max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth), n_queries=train.n_queries,
             listwise_criterion=listwise_code(self.listwise_objective),
+            exploration=exploration_code(self.exploration),
         )
         if listwise_depth == 0:
             listwise, err = listwise_setup(config.listwise_criterion)

@@ -29,7 +29,7 @@ COLUMNS = ["expansion", "split", "mean_ndcg", "n_trees_active"]
 
 
 def truncate_tree(tree, max_expansions: int | None):
-    """The tree stopped after its first ``max_expansions`` expansions (breadth-first), or the tree itself.
+    """The tree stopped after its first ``max_expansions`` expansions (in its order of visit), or the tree itself.
 
     Split nodes after the first ``max_expansions`` become leaves (their score is
     already their samples' expected relevance) and nodes no longer reachable
@@ -38,7 +38,8 @@ def truncate_tree(tree, max_expansions: int | None):
     split_nodes = np.flatnonzero(tree.feature >= 0)
     if max_expansions is None or split_nodes.size <= max_expansions:
         return tree
-    kept = split_nodes[:max_expansions]
+    # the k-th expansion creates nodes 2k + 1 and 2k + 2, so the first k keep a prefix of the node arrays
+    kept = split_nodes[np.argsort(tree.visit[split_nodes])][:max_expansions]
     n_keep = int(max(tree.left[kept].max(), tree.right[kept].max())) + 1 if kept.size else 1
     sliced = {f.name: getattr(tree, f.name)[:n_keep].copy() for f in dataclasses.fields(tree)}
     feature = sliced["feature"]
