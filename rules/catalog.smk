@@ -3,6 +3,7 @@
 #   catalog_compare  one compare entry: mean ± std over folds, paired tests against its baseline, seconds per model
 #   catalog_sweep    one sweep entry: metric and seconds per tree against the swept value (table and figure)
 #   catalog_curve    one curve entry: boosted learners' training and validation metric per round (table and figure)
+#   catalog_grid     one grid entry: combinations ranked by validation metric, and the best of k (table and figure)
 #   catalog_scores   one scores entry: validation score distributions of a bag's sub-models (table and figure)
 #   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time
 
@@ -18,16 +19,21 @@ for _kind in cg.TRAINED:
             scores=lambda w: paths.flat(cg.prediction_files(config, w.dataset, w.entry)),
             meta=lambda w: paths.flat(cg.prediction_files(config, w.dataset, w.entry, "meta.json")),
             data=lambda w: paths.flat(cg.test_files(config, w.dataset, w.entry)),
+            # a grid ranks its combinations on validation: their validation scores and the validation folds
+            vali=lambda w: [*paths.flat(cg.validation_files(config, w.dataset, w.entry)[0]),
+                            *cg.validation_files(config, w.dataset, w.entry)[1].values()],
         output:
             **({"csv": paths.catalog_file("{entry}", "csv"), "md": paths.catalog_file("{entry}", "md")}
                | ({"png": report(paths.catalog_file("{entry}", "png"), caption=f"captions/catalog_{_kind}.rst",
                                  category=report_grid.CATALOG, subcategory="{dataset}"),
-                   "svg": paths.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE) else {})),
+                   "svg": paths.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE, cg.GRID) else {})),
         params:
             entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
             scores=lambda w: cg.prediction_files(config, w.dataset, w.entry),
             meta=lambda w: cg.prediction_files(config, w.dataset, w.entry, "meta.json"),
             data=lambda w: cg.test_files(config, w.dataset, w.entry),
+            vali_scores=lambda w: cg.validation_files(config, w.dataset, w.entry)[0],
+            vali_data=lambda w: cg.validation_files(config, w.dataset, w.entry)[1],
             learner_params=lambda w: cg.learner_params(config, w.entry),
             seed=config["seed"],
         wildcard_constraints:

@@ -265,6 +265,13 @@ def catalog_case(name: str, change, message: str) -> "WorkflowCase":
     return WorkflowCase(f"catalog-{name}", apply, message)
 
 
+def grid_entry(**fields):
+    """Add a grid entry ``g`` (gbm over 2 x 2 combinations) with ``fields`` changed."""
+    entry = {"paper": "P", "artefact": "Table 3", "kind": "grid", "learners": ["gbm"],
+             "grid": {"max_leaves": [3, 7], "learning_rate": [0.1, 0.3]}, "sizes": [1, 4]}
+    return lambda section: section["entries"].update(g={**entry, **fields})
+
+
 def entry_change(entry: str, **fields):
     return lambda section: section["entries"][entry].update(fields)
 
@@ -445,6 +452,26 @@ WORKFLOW_CASES = [
                  r"catalog.metrics: 'err@10' is not in metrics"),
     catalog_case("convention-not-the-datasets", lambda s: s.update(convention="standard"),
                  r"catalog.convention 'standard' is not among datasets.tiny.conventions"),
+    catalog_case("grid-bad-value", grid_entry(grid={"max_leaves": [3, -1]}),
+                 r"catalog.entries.g.grid.max_leaves: -1 for learner 'gbm'"),
+    catalog_case("grid-unknown-param", grid_entry(grid={"leaves": [3, 7]}),
+                 r"catalog.entries.g.grid: 'leaves' is not a parameter of learner 'gbm'"),
+    catalog_case("grid-empty-values", grid_entry(grid={"max_leaves": []}), r"\[\] should be non-empty|is too short"),
+    catalog_case("grid-size-beyond-combinations", grid_entry(sizes=[1, 9]),
+                 r"catalog.entries.g.sizes: 9 is more than the grid's 4 combinations"),
+    catalog_case("grid-without-sizes", lambda s: (grid_entry()(s), s["entries"]["g"].pop("sizes")),
+                 r"catalog.entries.g.sizes is required for kind 'grid'"),
+    catalog_case("grid-two-learners", grid_entry(learners=["gbm", "rf"]),
+                 r"catalog.entries.g.learners: a grid searches one learner's parameters"),
+    catalog_case("grid-unknown-metric", grid_entry(metric="ndcg@x"), r"catalog.entries.g.metric"),
+    catalog_case("grid-claim-of-a-sweep", grid_entry(claims=[{"kind": "trend", "learner": "gbm",
+                                                              "direction": "increasing", "text": "t"}]),
+                 r"catalog.entries.g.claims\[0\]: a grid entry's claims are \['overfits', 'best_below'\]"),
+    catalog_case("grid-claim-param-not-searched", grid_entry(claims=[{"kind": "best_below", "param": "subsample",
+                                                                      "value": 1.0, "text": "t"}]),
+                 r"catalog.entries.g.claims\[0\].param 'subsample' is not among the grid's parameters"),
+    WorkflowCase("forest-feature_subset-zero", param("rf", "feature_subset", 0),
+                 r"learners.rf.params: feature_subset must be an integer >= 1 or None"),
     WorkflowCase("catalog-generated-name-taken", lambda c: (
         c["learners"].__setitem__("rf+min_samples_leaf-5", {"kind": "random_forest", "params": {"splitting": "rand"}}),
         c.__setitem__("catalog", {"entries": copy.deepcopy(CATALOG)})),

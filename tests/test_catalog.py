@@ -241,6 +241,10 @@ ENTRIES = {
             "target": "figures/tree_strength.png", "note": "tree strength"},
     "na": {"paper": "P", "artefact": "Table XVI", "kind": "unavailable", "note": "breadth-first only",
            "config": "config/x.yaml"},
+    "grd": {"paper": "Ganjisaffar et al. 2011", "artefact": "Table 3", "kind": "grid", "learners": ["gbm"],
+            "grid": {"max_leaves": [3, 7], "learning_rate": [0.1, 0.3]}, "sizes": [1, 2, 4], "folds": "first",
+            "claims": [{"kind": "overfits", "text": "overfits"},
+                       {"kind": "best_below", "param": "learning_rate", "value": 0.2, "text": "slow learning"}]},
 }
 
 
@@ -258,7 +262,7 @@ def catalog_run(tmp_path_factory):
 def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
     workdir, _ = catalog_run
     page = (workdir / "results/tiny/catalog.md").read_text()
-    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Fig. 3", "Table 4", "Table XVI"):
+    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Fig. 3", "Table 4", "Table XVI", "Table 3"):
         assert f"| {artefact} |" in page
     assert "not run here" in page and "config: config/x.yaml" in page and "see its target" in page
     assert "section 'diagnostics' is off in this config" in page
@@ -332,6 +336,34 @@ def test_scores_are_the_sub_models_own_files(catalog_run):
     row = table.set_index("model").loc["sub2"]
     assert row["n"] == sub2.size and row["mean"] == pytest.approx(sub2.mean(), rel=1e-11)
     assert not (workdir / "results/tiny/bags/bag/Fold1/seed1/sub1").exists()  # only the sub-models asked for
+
+
+def test_grid_ranks_each_combination_by_its_own_validation_scores(catalog_run):
+    """A separate path: each combination's validation and test NDCG@3 from its score files and the parsed folds,
+    through ltrbv.metrics; the best of all 4 is the best by validation; the best of 1 is the mean."""
+    from ltrbv.data.cache import load_cache
+    from ltrbv.io import read_scores
+    from ltrbv.metrics import evaluate
+
+    workdir, _ = catalog_run
+    table = pd.read_csv(workdir / "results/tiny/catalog/grd.csv")
+    combos = table[table["part"] == "combination"]
+    assert len(combos) == 4 and set(combos["learner"]) == {
+        "gbm+learning_rate-0.1+max_leaves-3", "gbm+learning_rate-0.3+max_leaves-3",
+        "gbm+learning_rate-0.1+max_leaves-7", "gbm+learning_rate-0.3+max_leaves-7"}
+    for row in combos.itertuples():
+        for split, column in (("vali", "validation"), ("test", "test")):
+            data = load_cache(workdir / f"results/tiny/parsed/Fold1/{split}.npz")
+            scores = data.from_file_order(read_scores(
+                workdir / f"results/tiny/predictions/{row.learner}/Fold1/seed1/{split}.scores", n_expected=data.n_docs))
+            value = evaluate(scores, data.labels, data.query_offsets, ["ndcg@3"], convention="letor4")["ndcg@3"]
+            assert getattr(row, column) == pytest.approx(float(np.mean(value)), abs=1e-11)
+    curve = table[table["part"] == "best of k"].set_index("k")
+    assert curve.loc[1, "test"] == pytest.approx(combos["test"].mean(), abs=1e-11)
+    best = combos[combos["validation"] == combos["validation"].max()]
+    assert curve.loc[4, "test"] == pytest.approx(best["test"].mean(), abs=1e-11)
+    md = (workdir / "results/tiny/catalog/grd.md").read_text()
+    assert "Table 3" in md and "Best of k" in md and (workdir / "results/tiny/catalog/grd.png").stat().st_size > 5000
 
 
 def test_second_run_does_nothing(catalog_run):

@@ -1,10 +1,12 @@
-"""Rules catalog_compare, catalog_sweep and catalog_curve: one such entry of the reproduction catalog.
+"""Rules catalog_compare, catalog_sweep, catalog_curve and catalog_grid: one such entry of the reproduction catalog.
 
 compare: mean ± std over folds and paired tests against the entry's baseline (pooled over folds and per fold),
 seconds per model and the forests' mean tree, optionally a random ranking's expected metric.
 sweep: per (learner, value) the metrics over the pooled test queries with 95% intervals over queries and the
 training seconds per tree (table and figure).
-curve: boosted learners' training and validation metric per round, mean over runs (table and figure)."""
+curve: boosted learners' training and validation metric per round, mean over runs (table and figure).
+grid: per combination the validation and test metric (mean over runs), ranked by validation, and the expected
+validation and test metric of the best of k combinations (table and figure)."""
 
 import json
 import sys
@@ -17,9 +19,9 @@ import pandas as pd
 from ltrbv.data.cache import load_cache
 from ltrbv.io import atomic_path, read_scores, write_text
 from ltrbv.seeding import derive_seed
-from ltrbv.study.catalog import (RANDOM_RANKING, compare_table, curve_table, fit_seconds, per_query_values,
-                                 random_ranking_values, sweep_table)
-from ltrbv.study.catalog_pages import compare_markdown, curve_markdown, sweep_markdown
+from ltrbv.study.catalog import (RANDOM_RANKING, best_of_k_table, compare_table, curve_table, fit_seconds, grid_table,
+                                 per_query_values, random_ranking_values, sweep_table)
+from ltrbv.study.catalog_pages import compare_markdown, curve_markdown, grid_markdown, sweep_markdown
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -27,13 +29,30 @@ with rule_log(sm) as log:
     entry = sm.params.entry
     meta = {learner: {fold: {seed: json.loads(Path(path).read_text()) for seed, path in by_seed.items()}
                       for fold, by_seed in by_fold.items()} for learner, by_fold in sm.params.meta.items()}
-    if entry["kind"] != "curve":  # a curve reads only the recorded histories
-        data = {fold: load_cache(path) for fold, path in sm.params.data.items()}
-        scores = {learner: {fold: {seed: data[fold].from_file_order(read_scores(path, n_expected=data[fold].n_docs))
-                                   for seed, path in by_seed.items()} for fold, by_seed in by_fold.items()}
-                  for learner, by_fold in sm.params.scores.items()}
+    def read_all(score_files: dict, data_files: dict) -> tuple[dict, dict]:
+        data = {fold: load_cache(path) for fold, path in data_files.items()}
+        return {learner: {fold: {seed: data[fold].from_file_order(read_scores(path, n_expected=data[fold].n_docs))
+                                 for seed, path in by_seed.items()} for fold, by_seed in by_fold.items()}
+                for learner, by_fold in score_files.items()}, data
+
+    if entry["kind"] in ("compare", "sweep"):  # a curve reads only the recorded histories; a grid, below
+        scores, data = read_all(sm.params.scores, sm.params.data)
         per_query = per_query_values(scores, data, entry["metrics"], entry["convention"])
-    if entry["kind"] == "compare":
+    if entry["kind"] == "grid":
+        from ltrbv.figures.catalog import plot_best_of_k
+
+        metric = [entry["grid_metric"]]
+        test = per_query_values(*read_all(sm.params.scores, sm.params.data), metric, entry["convention"])
+        vali = per_query_values(*read_all(sm.params.vali_scores, sm.params.vali_data), metric, entry["convention"])
+        combinations = grid_table(vali, test, entry["grid"], entry["grid_metric"])
+        curve = best_of_k_table(combinations, entry["sizes"])
+        table = pd.concat([combinations, curve], ignore_index=True)
+        base = entry["grid_base"]
+        markdown = grid_markdown(table, entry, sm.wildcards.dataset,
+                                 {base: {**sm.params.learner_params[base], "grid": entry["grid_values"]}})
+        plot_best_of_k(curve, entry["grid_metric"], [sm.output.png, sm.output.svg],
+                       title=f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']} ({entry['convention']})")
+    elif entry["kind"] == "compare":
         learners = list(scores)
         if entry["random_ranking"]:
             per_query = pd.concat([per_query, random_ranking_values(data, entry["metrics"], entry["convention"])],

@@ -13,7 +13,8 @@ from ltrbv.workflow.logs import rule_log
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     entries = sm.params.entries
-    readers = {"compare": read_compare_table, "sweep": read_table, "curve": read_table, "scores": read_table}
+    readers = {"compare": read_compare_table, "sweep": read_table, "curve": read_table, "grid": read_table,
+               "scores": read_table}
     tables = {name: readers[entry["kind"]](sm.params.files[name]) for name, entry in entries.items()
               if entry["kind"] in readers}
     cpu = {name: benchmark_cpu_seconds(files) for name, files in sm.params.benchmarks.items() if files}

@@ -92,6 +92,12 @@ class RankingData:
         return out
 
     # -- subsets --------------------------------------------------------------
+    def subset_features(self, columns: np.ndarray) -> "RankingData":
+        """The same documents with only the given feature columns, in that order."""
+        return RankingData(X=np.ascontiguousarray(self.X[:, np.asarray(columns, dtype=np.int64)]),
+                           labels=self.labels, query_offsets=self.query_offsets, qids=self.qids,
+                           line_numbers=self.line_numbers, source=self.source, _file_order=self._file_order)
+
     def subset_queries(self, query_ids: np.ndarray) -> "RankingData":
         """A new RankingData holding the given queries (by query number), in that order."""
         query_ids = np.asarray(query_ids, dtype=np.int64)

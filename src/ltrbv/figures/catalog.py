@@ -1,4 +1,5 @@
-"""Figure of a catalog sweep entry: the metric and the seconds per tree against the swept value."""
+"""Figures of the catalog's entries: a sweep's metric and seconds per tree against the swept value, a curve's
+metric per boosting round, a scores entry's distributions, and a grid's best of k (Ganjisaffar et al. Fig. 1)."""
 
 from __future__ import annotations
 
@@ -87,5 +88,26 @@ def _finish_single(fig, ax, title: str, outputs) -> None:
     ax.legend(fontsize=8)
     if title:
         ax.set_title(textwrap.fill(title, 70), fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, outputs)
+
+
+def plot_best_of_k(curve: pd.DataFrame, metric: str, outputs, title: str = "") -> None:
+    """Ganjisaffar et al.'s Fig. 1: the expected validation (left) and test (right) metric of the best of k
+    combinations by validation, against k (log scale); the test panel marks its peak."""
+    fig, axes = plt.subplots(1, 2, figsize=(8.0, 3.4))
+    for ax, split, colour in zip(axes, ("validation", "test"), ("C0", "C1")):
+        ax.plot(curve["k"], curve[split], marker="o", color=colour)
+        ax.set_xscale("log")
+        ax.set_xticks(curve["k"], [str(int(k)) for k in curve["k"]])
+        ax.minorticks_off()
+        ax.set_xlabel("combinations tried, k (log scale)")
+        ax.set_ylabel(f"{split} {metric}, best of k by validation")
+        ax.grid(alpha=0.3)
+    peak = curve.loc[curve["test"].idxmax()]
+    axes[1].axvline(peak["k"], color="grey", linestyle=":", label=f"test peak at k = {int(peak['k'])}")
+    axes[1].legend(fontsize=8)
+    if title:
+        fig.suptitle(textwrap.fill(title, 80), fontsize=10)
     fig.tight_layout()
     save_figure(fig, outputs)

@@ -96,7 +96,10 @@ class RankingForest:
     splits of ``list`` and ``hybrid``.  ``exploration``: the order in which a tree expands its open nodes
     (``breadth-first``, the paper's; ``random``, ``biggest-first``, ``relevant-first``, Table XVI; and
     ``depth-first``; ``_frontier``); a pointwise split sees only its own node, so only listwise trees
-    change in distribution.
+    change in distribution.  ``feature_subset`` M (Fig. 10): train and predict on M of the data's features
+    only, the first M of a random permutation of the feature columns drawn from ``feature_subset_seed`` (not
+    from ``random_state``: every fold and seed of a learner sees the same reduced data, and the subsets of a
+    sweep over M are nested); K is then floor(log2 M) + 1.
     """
 
     splitting: str = "point"
@@ -113,11 +116,14 @@ class RankingForest:
     truncation: int | None = None
     listwise_objective: str = "ndcg"
     exploration: str = "breadth-first"
+    feature_subset: int | None = None
+    feature_subset_seed: int = 0
     thresholds: str = "exact"
     keep_trees: bool = True
     random_state: int = 0
     n_threads: int = 1
     trees_: list = field(default_factory=list, init=False, repr=False)
+    features_: np.ndarray | None = field(default=None, init=False, repr=False)
     fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -158,6 +164,8 @@ class RankingForest:
                 or not math.isfinite(self.discount_power) or self.discount_power <= 0):
             raise ValueError(f"discount_power must be a finite number > 0, got {self.discount_power!r}")
         self.n_threads = _check_integer("n_threads", self.n_threads, 1)
+        self.feature_subset = _check_integer("feature_subset", self.feature_subset, 1, allow_none=True)
+        self.feature_subset_seed = _check_integer("feature_subset_seed", self.feature_subset_seed, 0)
         if self.listwise_objective == "err" and (self.discount != "log2" or self.discount_power != 1.0
                                                   or self.truncation is not None):
             raise ValueError(f"discount, discount_power and truncation shape the NDCG objective; "
@@ -174,6 +182,18 @@ class RankingForest:
             return max(1, min(int(self.max_features * n_features), n_features))
         return max(1, min(int(self.max_features), n_features))
 
+    def kept_features(self, n_features: int) -> np.ndarray | None:
+        """The feature columns ``feature_subset`` keeps (ascending), or None for all."""
+        if self.feature_subset is None:
+            return None
+        if self.feature_subset > n_features:
+            raise ValueError(f"feature_subset {self.feature_subset} exceeds the data's {n_features} features")
+        order = np.random.default_rng(self.feature_subset_seed).permutation(n_features)
+        return np.sort(order[:self.feature_subset])
+
+    def _columns(self, X: np.ndarray) -> np.ndarray:
+        return X if self.features_ is None else np.ascontiguousarray(X[:, self.features_])
+
     def tree_seeds(self) -> np.ndarray:
         """One independent 64-bit seed per tree, from (random_state, tree index)."""
         return np.random.SeedSequence(int(self.random_state)).generate_state(self.n_estimators, dtype=np.uint64)
@@ -186,6 +206,10 @@ class RankingForest:
         (``self.predictions_``), so a forest of fully grown trees on a large
         training set never has to sit in memory.
         """
+        self.features_ = self.kept_features(train.n_features)
+        if self.features_ is not None:
+            train = train.subset_features(self.features_)
+            predict_on = tuple(data.subset_features(self.features_) for data in predict_on)
         labels = train.labels.astype(np.int64)
         if labels.min() < 0:
             raise ValueError("labels must be non-negative")
@@ -254,6 +278,8 @@ class RankingForest:
         leaves, rows_per_leaf, leaf_score, depth = (structure / self.n_estimators).tolist()
         self.fit_info_ = {"leaves_per_tree": leaves, "rows_per_leaf": rows_per_leaf, "leaf_score": leaf_score,
                           "depth": depth}
+        if self.features_ is not None:  # 0-based columns of the data (LETOR feature ids are these + 1)
+            self.fit_info_["features"] = self.features_.tolist()
         return self
 
     def fit_predict(self, train: RankingData, valid: RankingData | None, targets, progress=None) -> list:
@@ -270,7 +296,7 @@ class RankingForest:
         """Mean over trees of the leaf scores (eq. 10)."""
         if not self.keep_trees:
             raise ValueError("this forest was fitted with keep_trees=False; use predictions_ from fit(predict_on=...)")
-        X = data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32)
+        X = self._columns(data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32))
         out = np.zeros(X.shape[0])
         weight = 1.0 / len(self.trees_)
         for tree in self.trees_:
@@ -279,7 +305,7 @@ class RankingForest:
 
     def apply(self, data: RankingData | np.ndarray) -> np.ndarray:
         """Leaf index of every row in every tree, shape (n_rows, n_trees)."""
-        X = data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32)
+        X = self._columns(data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32))
         return np.stack([leaf_of_rows(X, t.feature, t.threshold, t.left, t.right) for t in self.trees_], axis=1)
 
 

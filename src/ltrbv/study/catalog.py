@@ -7,12 +7,18 @@
   ``ties="expected"``), the "random" column of Ibrahim & Carman's Table XI.
 * Sweep entries: :func:`sweep_table`, per (learner, value) the metric over the pooled test queries of all
   folds (mean over seeds) with its bootstrap interval over queries, and the seconds per tree.
+* Grid entries: :func:`grid_table`, per combination the validation and test metric (mean over folds and
+  seeds of the mean over queries, as Ganjisaffar et al. average), ranked by validation (Table 3), and
+  :func:`best_of_k`, the expected validation and test metric of the best by validation of k combinations
+  drawn at random without replacement, exactly (the paper estimates it from 10,000 draws; Fig. 1).
 * Verdicts (:func:`claim_verdicts`), from the numbers alone:
   ``better``: *reproduced* when the learner's pooled mean is above the other's and the two-sided
   paired t-test gives p < level, *same direction, not significant* when it is above with p >= level,
   *differs* otherwise;  ``similar``: *reproduced* when p >= level;
   ``trend``: Spearman's rho between the value and the metric has the claimed sign;
-  ``faster``: the seconds per tree at ``at`` are below those at ``than_value`` (speed-up reported).
+  ``faster``: the seconds per tree at ``at`` are below those at ``than_value`` (speed-up reported);
+  ``overfits``: a grid's expected test metric of the best of k peaks before the largest k;
+  ``best_below``: the grid's best combination by validation has ``param`` below ``value``.
   A verdict is ``reproduced`` or ``differs``; on another data set than the paper's the row says so.
 """
 
@@ -110,6 +116,60 @@ def sweep_table(per_query: pd.DataFrame, sweep: dict, seconds: pd.DataFrame, n_r
                              "mean": float(values.mean()), "ci_low": low, "ci_high": high,
                              "std_over_folds": float(fold_means.std()) if len(fold_means) > 1 else np.nan,
                              "n_queries": int(values.size), "fit_seconds": fit, SECONDS_PER_TREE: per_tree})
+    return pd.DataFrame(rows)
+
+
+COMBINATION, BEST_OF_K = "combination", "best of k"  # the two parts of a grid entry's table
+
+
+def grid_table(validation: pd.DataFrame, test: pd.DataFrame, grid: list[dict], metric: str) -> pd.DataFrame:
+    """Per combination of a grid (``grid``: ``[{"learner", "params"}]``): the mean over runs (folds x seeds) of the
+    mean over queries of ``metric``, on validation and on test (``per_query_values`` tables), and its rank by
+    validation (1: best; ties share the better rank)."""
+    def run_means(per_query: pd.DataFrame) -> pd.Series:
+        rows = per_query[per_query["metric"] == metric]
+        return rows.groupby(["learner", "fold", "seed"])["value"].mean().groupby(level="learner").mean()
+
+    valid, tested = run_means(validation), run_means(test)
+    rows = [{"part": COMBINATION, "learner": g["learner"], **{f"param:{k}": v for k, v in g["params"].items()},
+             "validation": float(valid[g["learner"]]), "test": float(tested[g["learner"]])} for g in grid]
+    table = pd.DataFrame(rows)
+    table["rank"] = table["validation"].rank(ascending=False, method="min").astype(int)
+    return table
+
+
+def best_of_k(validation: np.ndarray, test: np.ndarray, k: int) -> tuple[float, float]:
+    """(E[validation], E[test]) of the combination with the best validation among k of n drawn uniformly without
+    replacement; a tie for the best is broken uniformly at random.
+
+    Sorted by validation (descending), the i-th (0-based) is the best of the draw when it is drawn and none of the
+    i before it is: probability C(n - 1 - i, k - 1) / C(n, k).  Within a group of equal validation values each
+    member is equally likely to be the one picked, so each takes the group's mean test value.
+    """
+    import math
+
+    validation = np.asarray(validation, dtype=float)
+    test = np.asarray(test, dtype=float)
+    n = validation.size
+    if not 1 <= k <= n:
+        raise ValueError(f"k = {k} combinations of {n}")
+    order = np.argsort(-validation, kind="stable")
+    v, t = validation[order], test[order].copy()
+    for level in np.unique(v):
+        tied = v == level
+        t[tied] = t[tied].mean()
+    total = math.comb(n, k)
+    p = np.array([math.comb(n - 1 - i, k - 1) / total for i in range(n)])
+    return float(p @ v), float(p @ t)
+
+
+def best_of_k_table(table: pd.DataFrame, sizes) -> pd.DataFrame:
+    """The ``best of k`` rows of a grid entry: for each k of ``sizes``, the expected validation and test metric."""
+    combinations = table[table["part"] == COMBINATION]
+    rows = []
+    for k in sorted(sizes):
+        v, t = best_of_k(combinations["validation"].to_numpy(), combinations["test"].to_numpy(), int(k))
+        rows.append({"part": BEST_OF_K, "k": int(k), "validation": v, "test": t})
     return pd.DataFrame(rows)
 
 
@@ -242,6 +302,28 @@ def _lookup(series: pd.Series, value) -> float:
     raise KeyError(value)
 
 
+def grid_verdict(table: pd.DataFrame, claim: dict) -> dict:
+    """A grid entry's ``overfits`` or ``best_below`` claim."""
+    if claim["kind"] == "overfits":
+        curve = table[table["part"] == BEST_OF_K].sort_values("k")
+        peak = curve.loc[curve["test"].idxmax()]
+        last, first = curve.iloc[-1], curve.iloc[0]
+        measured = (f"expected test value of the best of k (by validation) peaks at {peak['test']:.4f} (k = "
+                    f"{int(peak['k'])}) and is {last['test']:.4f} at k = {int(last['k'])}; validation "
+                    f"{first['validation']:.4f} (k = {int(first['k'])}) to {last['validation']:.4f}")
+        overfits = int(peak["k"]) < int(last["k"]) and last["test"] < peak["test"]
+        return {"measured": measured, "verdict": REPRODUCED if overfits else DIFFERS, "paper_numbers": ""}
+    combinations = table[table["part"] == COMBINATION].sort_values("rank", kind="stable")
+    best = combinations.iloc[0]
+    params = {c.split(":", 1)[1]: best[c] for c in combinations.columns if c.startswith("param:")}
+    value = float(params[claim["param"]])
+    measured = (f"best by validation: {', '.join(f'{k} {v:g}' for k, v in params.items())} (validation "
+                f"{best['validation']:.4f}, test {best['test']:.4f}); {claim['param']} {value:g} vs bound "
+                f"{claim['value']:g}")
+    return {"measured": measured, "verdict": REPRODUCED if value < float(claim["value"]) else DIFFERS,
+            "paper_numbers": ""}
+
+
 def differ_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
     """A scores entry's 'differ' claim: the two-sample KS test of its first two models at ``level``."""
     a, b = table.iloc[0], table.iloc[1]
@@ -257,6 +339,8 @@ def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: fl
     for claim in claims:
         if kind == "scores":
             result = differ_verdict(table, claim, level)
+        elif kind == "grid":
+            result = grid_verdict(table, claim)
         else:
             result = compare_verdict(table, claim, level) if kind == "compare" else sweep_verdict(table, claim)
         out.append({"text": claim["text"], **result})

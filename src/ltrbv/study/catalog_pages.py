@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..tables import markdown_table
-from .catalog import DIFFERS, NOT_SIGNIFICANT, QUANTITIES, REPRODUCED, SECONDS_PER_TREE, claim_verdicts
+from .catalog import (BEST_OF_K, COMBINATION, DIFFERS, NOT_SIGNIFICANT, QUANTITIES, REPRODUCED, SECONDS_PER_TREE,
+                      claim_verdicts)
 from .significance import POOLED, significance_markdown
 
 NOT_RUN = "not run here"
@@ -84,6 +85,31 @@ def curve_markdown(table: pd.DataFrame, entry: dict, dataset: str, learner_param
     ])
 
 
+def grid_markdown(table: pd.DataFrame, entry: dict, dataset: str, base_params: dict, top: int = 10) -> str:
+    """A grid entry: the best combinations by validation (Table 3) and the best of k (Fig. 1)."""
+    combinations = table[table["part"] == COMBINATION].sort_values("rank", kind="stable")
+    params = [c for c in combinations.columns if c.startswith("param:")]
+    best = combinations.head(top)[["rank", *params, "validation", "test", "learner"]].rename(
+        columns={c: c.split(":", 1)[1] for c in params})
+    best["rank"] = best["rank"].astype(int)
+    for c in params:  # a grid's values as given (the CSV holds them as numbers, next to the curve's empty cells)
+        best[c.split(":", 1)[1]] = [f"{v:g}" if isinstance(v, float) else str(v) for v in best[c.split(":", 1)[1]]]
+    curve = table[table["part"] == BEST_OF_K][["k", "validation", "test"]].astype({"k": int})
+    metric = entry["grid_metric"]
+    return "".join([
+        _heading(entry, dataset),
+        f"{len(combinations)} combinations of {', '.join(entry['grid'][0]['params'])} "
+        f"({' x '.join(str(combinations[c].nunique()) for c in params)}); each trained on every fold with the "
+        f"entry's seeds. `{metric}` is the mean over folds and seeds of the mean over queries.\n\n",
+        f"## The best {min(top, len(combinations))} combinations by validation {metric} (Table 3)\n\n",
+        markdown_table(best),
+        f"\n\n## Best of k combinations drawn at random (Fig. 1)\n\nThe expected validation and test {metric} of "
+        "the combination with the best validation value among k drawn uniformly without replacement, computed "
+        "exactly over all draws (the paper averages 10,000 random draws).\n\n",
+        markdown_table(curve), _claims("grid", table, entry), _params(base_params),
+    ])
+
+
 def scores_markdown(table: pd.DataFrame, entry: dict, dataset: str) -> str:
     """A scores entry: each sub-model's validation score distribution and the claims."""
     return "".join([
@@ -103,7 +129,7 @@ def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: flo
                 "paper_data": entry.get("paper_data", "")}
         seconds, missing = cpu.get(name, (0.0, 0))
         cpu_text = f"{seconds:.0f}" + (f" (+{missing} jobs unrecorded)" if missing else "") if name in tables else ""
-        if entry["kind"] in ("compare", "sweep", "curve", "scores"):
+        if entry["kind"] in ("compare", "sweep", "curve", "grid", "scores"):
             verdicts = claim_verdicts(entry["kind"], tables[name], entry["claims"], level)
             where = files[name].rsplit(".", 1)[0] + ".md"
             if not verdicts:

@@ -1,7 +1,7 @@
 """The job grid of the reproduction catalog: every table and figure of the papers, one entry each.
 
 Config section ``catalog`` (schema: ``config/schema/catalog.schema.yaml``; off when absent); the
-shipped entries are in ``config/catalog.yaml``.  An entry is of one of four kinds:
+shipped entries are in ``config/catalog.yaml``.  An entry is of one of these kinds:
 
 * ``compare``  learners trained on every fold with the entry's seeds (rule ``train_model``), then one
   ``catalog_compare`` job: mean ± std over folds, paired tests against the baseline (pooled and per
@@ -11,6 +11,10 @@ shipped entries are in ``config/catalog.yaml``.  An entry is of one of four kind
   ``catalog_sweep`` job writes the table (metric and seconds per tree against the value) and figure;
 * ``curve``    boosted learners trained like a compare entry's; one ``catalog_curve`` job draws their
   per-round training and validation metric (``meta.json``'s ``fit_info.eval_history``), mean over runs;
+* ``grid``     a grid search (Ganjisaffar et al. 2011, Table 2): one learner over every combination of the
+  values of several parameters, each a generated learner (:func:`combination_name`); one ``catalog_grid``
+  job ranks the combinations by validation metric (Table 3) and gives the expected validation and test
+  metric of the best of k combinations drawn at random, for each k of ``sizes`` (Fig. 1);
 * ``scores``   the validation scores of two (or more) sub-models of a bag, each trained on its own sample of
   the training queries (rule ``bag_submodel``), on the first fold: one ``catalog_scores`` job writes their
   distributions and a two-sample Kolmogorov-Smirnov test (table and figure);
@@ -28,6 +32,7 @@ value equal to the base learner's own gives the base learner itself (its files a
 from __future__ import annotations
 
 import copy
+import itertools
 
 from ..learners import LEARNER_KINDS
 from ..learners.bag import BAG_KIND, sorted_dict
@@ -37,9 +42,11 @@ from .biasvar_grid import format_value
 from .core_grid import trainable
 from .datasets import covered_datasets, enabled_section
 
-COMPARE, SWEEP, CURVE, SCORES, TARGET, UNAVAILABLE = "compare", "sweep", "curve", "scores", "target", "unavailable"
+COMPARE, SWEEP, CURVE, GRID, SCORES, TARGET, UNAVAILABLE = ("compare", "sweep", "curve", "grid", "scores", "target",
+                                                             "unavailable")
 FIRST_FOLD = "first"  # an entry's ``folds: first``: each dataset's first fold
-TRAINED = (COMPARE, SWEEP, CURVE)
+TRAINED = (COMPARE, SWEEP, CURVE, GRID)
+GENERATING = (SWEEP, GRID)  # kinds whose values are generated learners
 #: a curve entry's learners: boosted ones, whose meta.json keeps the per-round metric (fit_info.eval_history)
 CURVE_KINDS = ("xgboost", "lightgbm")
 
@@ -59,7 +66,13 @@ def entries(config: dict) -> dict:
 
 def variant_name(base: str, param: str, value) -> str:
     """A sweep's generated learner: ``rf-point+min_samples_leaf-5``."""
-    return f"{base}+{param}-{format_value(value)}"
+    return combination_name(base, {param: value})
+
+
+def combination_name(base: str, params: dict) -> str:
+    """A generated learner: ``lambdamart-rand+learning_rate-0.1+max_leaves-4`` (a grid's parameters in name order,
+    so that the name does not depend on the order of the config's keys)."""
+    return base + "".join(f"+{param}-{format_value(params[param])}" for param in sorted(params))
 
 
 def _same(a, b) -> bool:
@@ -69,10 +82,10 @@ def _same(a, b) -> bool:
         return a == b
 
 
-def generated_entry(config: dict, base: str, param: str, value) -> dict:
-    """The config entry of ``base`` with ``param`` set to ``value``."""
+def generated_entry(config: dict, base: str, params: dict) -> dict:
+    """The config entry of ``base`` with ``params`` set."""
     generated = copy.deepcopy(config["learners"][base])
-    generated["params"] = {**generated.get("params", {}), param: value}
+    generated["params"] = {**generated.get("params", {}), **params}
     return generated
 
 
@@ -101,26 +114,37 @@ def sweep_learners(config: dict, entry: dict) -> dict:
     own value (given, or its class's default), an identical learner of the config when there is one (e.g.
     ``rf-hybrid-l4`` for ``listwise_levels: 4`` of ``rf-hybrid-l6``), and a generated learner otherwise:
     their files are shared."""
-    out = {}
+    return {base: {value: learner_for(config, base, {entry["param"]: value}) for value in entry["values"]}
+            for base in entry["learners"]}
+
+
+def learner_for(config: dict, base: str, params: dict) -> str:
+    """The learner that trains ``base`` with ``params`` set: ``base`` itself when each is its own value (given,
+    or its class's default), an identical learner of the config when there is one, else the generated one."""
     learners = config["learners"]
-    param = entry["param"]
-    for base in entry["learners"]:
-        out[base] = {}
-        for value in entry["values"]:
-            generated_name = variant_name(base, param, value)
-            if base not in learners:
-                out[base][value] = generated_name
-                continue
-            params = learners[base].get("params", {})
-            own = params[param] if param in params else _default(learners[base]["kind"], param)
-            if own is not _NO_DEFAULT and _same(own, value):
-                out[base][value] = base
-                continue
-            generated = generated_entry(config, base, param, value)
-            same = [name for name, other in learners.items()
-                    if name != generated_name and _trains_like(other, generated)]
-            out[base][value] = same[0] if same else generated_name
-    return out
+    generated_name = combination_name(base, params)
+    if base not in learners:
+        return generated_name
+    own_params = learners[base].get("params", {})
+    own = {param: own_params[param] if param in own_params else _default(learners[base]["kind"], param)
+           for param in params}
+    if all(own[param] is not _NO_DEFAULT and _same(own[param], value) for param, value in params.items()):
+        return base
+    generated = generated_entry(config, base, params)
+    same = [name for name, other in learners.items() if name != generated_name and _trains_like(other, generated)]
+    return same[0] if same else generated_name
+
+
+def grid_combinations(entry: dict) -> list[dict]:
+    """Every combination of a grid entry's values, ``{param: value}``, in the grid's order (last param fastest)."""
+    grid = entry["grid"]
+    return [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+
+
+def grid_learners(config: dict, entry: dict) -> list[tuple[dict, str]]:
+    """``[(combination, trained learner)]`` of a grid entry (its one learner over every combination)."""
+    base = entry["learners"][0]
+    return [(combination, learner_for(config, base, combination)) for combination in grid_combinations(entry)]
 
 
 def _sweep_value_problems(config: dict, key: str, entry: dict) -> list[str]:
@@ -141,6 +165,50 @@ def _sweep_value_problems(config: dict, key: str, entry: dict) -> list[str]:
     return found
 
 
+def _grid_value_problems(config: dict, key: str, entry: dict) -> list[str]:
+    """A grid's one built-in learner (not a bag), its parameters and values (each value, then each combination,
+    builds the learner), its sizes (at most the number of combinations) and its metric."""
+    from ..metrics.names import parse_metric
+    from .validation import sweep_problems
+
+    if not all(field in entry for field in NEEDED[GRID]):
+        return []
+    found = []
+    learners = entry["learners"]
+    if len(learners) != 1:
+        return [f"{key}.learners: a grid searches one learner's parameters, got {learners}"]
+    base = learners[0]
+    if base not in config["learners"]:
+        return []  # reported by problems()
+    if config["learners"][base]["kind"] == BAG_KIND:
+        return [f"{key}.learners: {base!r} is a bag; a grid searches a built-in learner's parameters"]
+    for param, values in entry["grid"].items():
+        found += [problem.replace("biasvar.sweep.values", f"{key}.grid.{param}").replace("biasvar.sweep.param",
+                                                                                          f"{key}.grid")
+                  for problem in sweep_problems(config, [base], param, values)]
+        printed = [format_value(v) for v in values]
+        if len(set(printed)) < len(printed):
+            found.append(f"{key}.grid.{param}: {values} name the same learner twice ({printed})")
+    combinations = grid_combinations(entry)
+    if not found:
+        cls = LEARNER_KINDS[config["learners"][base]["kind"]]
+        for combination in combinations:
+            try:
+                cls(**{**config["learners"][base].get("params", {}), **combination})
+            except (TypeError, ValueError) as error:
+                found.append(f"{key}.grid: the combination {combination} of learner {base!r}: {error}")
+    found += [f"{key}.sizes: {size} is more than the grid's {len(combinations)} combinations"
+              for size in entry["sizes"] if size > len(combinations)]
+    try:
+        parse_metric(entry.get("metric", DEFAULT_GRID_METRIC))
+    except ValueError as error:
+        found.append(f"{key}.metric: {error}")
+    return found
+
+
+DEFAULT_GRID_METRIC = "ndcg@3"
+
+
 def bag_param_problems(params: dict) -> list[str]:
     """A bag's parameters against the config schema's ``$defs/bag_params`` (a generated bag is not schema-checked)."""
     import jsonschema
@@ -159,17 +227,23 @@ def variants(config: dict) -> dict:
     if section is None:
         return out
     for name, entry in section["entries"].items():
-        if entry["kind"] != SWEEP or "param" not in entry or "values" not in entry or "learners" not in entry:
+        if entry["kind"] not in GENERATING or any(field not in entry for field in NEEDED[entry["kind"]]):
             continue
-        if _sweep_value_problems(config, f"catalog.entries.{name}", entry):
+        if _value_problems(config, f"catalog.entries.{name}", entry):
             continue  # reported by problems(), naming the entry
-        for base, by_value in sweep_learners(config, entry).items():
-            if base not in config["learners"]:
-                continue  # reported by problems()
-            for value, learner in by_value.items():
-                if learner == variant_name(base, entry["param"], value):
-                    out[learner] = generated_entry(config, base, entry["param"], value)
+        if entry["kind"] == SWEEP:
+            made = [(base, {entry["param"]: value}, learner)
+                    for base, by_value in sweep_learners(config, entry).items() for value, learner in by_value.items()]
+        else:
+            made = [(entry["learners"][0], combination, learner) for combination, learner in grid_learners(config, entry)]
+        for base, params, learner in made:
+            if base in config["learners"] and learner == combination_name(base, params):
+                out[learner] = generated_entry(config, base, params)
     return out
+
+
+def _value_problems(config: dict, key: str, entry: dict) -> list[str]:
+    return (_sweep_value_problems if entry["kind"] == SWEEP else _grid_value_problems)(config, key, entry)
 
 
 def expand(config: dict) -> list[str]:
@@ -178,13 +252,14 @@ def expand(config: dict) -> list[str]:
     section = settings(config)
     problems = []
     for name, entry in section["entries"].items():
-        if entry["kind"] == SWEEP:
-            problems += _sweep_value_problems(config, f"catalog.entries.{name}", entry)
+        if entry["kind"] in GENERATING:
+            problems += _value_problems(config, f"catalog.entries.{name}", entry)
     generated = variants(config)
     for name, entry in generated.items():
         existing = config["learners"].get(name)
         if existing is not None and existing != entry:
-            problems.append(f"learners.{name}: the catalog generates a learner of this name (a sweep value); "
+            problems.append(f"learners.{name}: the catalog generates a learner of this name (a sweep value or "
+                            f"grid combination); "
                             f"rename your entry")
     if not problems:
         config["learners"].update(generated)
@@ -207,6 +282,8 @@ def trained_learners(config: dict, entry: dict) -> list[str]:
         return list(entry["learners"])
     if entry["kind"] == SWEEP:
         return [name for by_value in sweep_learners(config, entry).values() for name in by_value.values()]
+    if entry["kind"] == GRID:
+        return [name for _, name in grid_learners(config, entry)]
     return []
 
 
@@ -219,8 +296,16 @@ def prediction_files(config: dict, dataset: str, name: str, file: str = "test.sc
             for learner in dict.fromkeys(trained_learners(config, entry))}
 
 
-def test_files(config: dict, dataset: str, name: str) -> dict:
-    return {fold: paths.parsed(dataset, fold, "test") for fold in entry_folds(config, dataset, entries(config)[name])}
+def test_files(config: dict, dataset: str, name: str, split: str = "test") -> dict:
+    return {fold: paths.parsed(dataset, fold, split) for fold in entry_folds(config, dataset, entries(config)[name])}
+
+
+def validation_files(config: dict, dataset: str, name: str) -> tuple[dict, dict]:
+    """A grid entry's validation scores (``{learner: {fold: {seed: file}}}``) and validation data (``{fold: file}``),
+    which rank its combinations; empty for other kinds."""
+    if entries(config)[name]["kind"] != GRID:
+        return {}, {}
+    return prediction_files(config, dataset, name, "vali.scores"), test_files(config, dataset, name, "vali")
 
 
 def benchmark_files(config: dict, dataset: str, name: str) -> list[str]:
@@ -254,15 +339,18 @@ def training_benchmarks(config: dict, dataset: str, learner: str, fold: str, see
 
 
 def learner_params(config: dict, name: str) -> dict:
-    """``{learner: params}`` of an entry's trained learners (what the table states it ran)."""
+    """``{learner: params}`` of an entry's trained learners (what the table states it ran); a grid's: its base
+    learner's (the table gives each combination)."""
+    entry = entries(config)[name]
+    learners = entry["learners"] if entry["kind"] == GRID else trained_learners(config, entry)
     return {learner: sorted_dict(dict(config["learners"][learner].get("params", {})))
-            for learner in dict.fromkeys(trained_learners(config, entries(config)[name]))}
+            for learner in dict.fromkeys(learners)}
 
 
 def entry_outputs(dataset: str, name: str, kind: str) -> list[str]:
     if kind == COMPARE:
         return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset)]
-    if kind in (SWEEP, CURVE, SCORES):
+    if kind in (SWEEP, CURVE, GRID, SCORES):
         return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset),
                 *[paths.catalog_file(name, ext, dataset) for ext in ("png", "svg")]]
     return []
@@ -322,6 +410,10 @@ def entry_params(config: dict, dataset: str, name: str) -> dict:
             "random_ranking": entry.get("random_ranking", False), "bag": entry.get("bag"),
             "param": entry.get("param"), "values": entry.get("values"),
             "sweep": sweep_learners(config, entry) if entry["kind"] == SWEEP else None,
+            "grid": ([{"learner": learner, "params": combination} for combination, learner in grid_learners(config, entry)]
+                     if entry["kind"] == GRID else None),
+            "grid_base": entry["learners"][0] if entry["kind"] == GRID else None, "grid_values": entry.get("grid"),
+            "sizes": entry.get("sizes"), "grid_metric": entry.get("metric", DEFAULT_GRID_METRIC),
             "metrics": section["metrics"], "level": section["level"], "permutations": section["permutations"],
             "convention": section["convention"] or config["datasets"][dataset]["conventions"][0]}
 
@@ -382,11 +474,14 @@ def problems(config: dict) -> list[str]:
     return found
 
 
+GRID_CLAIMS = ("overfits", "best_below")
+
 #: the fields each kind needs, and the optional ones it takes besides the common ones
-NEEDED = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), CURVE: ("learners",), SCORES: ("bag",),
-          TARGET: ("target", "section"), UNAVAILABLE: ()}
+NEEDED = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), CURVE: ("learners",),
+          GRID: ("learners", "grid", "sizes"), SCORES: ("bag",), TARGET: ("target", "section"), UNAVAILABLE: ()}
 OPTIONAL = {COMPARE: ("seeds", "folds", "baseline", "random_ranking"), SWEEP: ("seeds", "folds"),
-            CURVE: ("seeds", "folds"), SCORES: ("submodels",), TARGET: (), UNAVAILABLE: ()}
+            CURVE: ("seeds", "folds"), GRID: ("seeds", "folds", "metric"), SCORES: ("submodels",), TARGET: (),
+            UNAVAILABLE: ()}
 KIND_FIELDS = {field for fields in (*NEEDED.values(), *OPTIONAL.values()) for field in fields}
 
 
@@ -481,6 +576,17 @@ def claim_problems(key: str, entry: dict, metrics: list[str]) -> list[str]:
         if ckind == "differ":
             if kind != SCORES:
                 found.append(f"{where}: a 'differ' claim is about a scores entry")
+            continue
+        if ckind in GRID_CLAIMS or kind == GRID:
+            if ckind not in GRID_CLAIMS or kind != GRID:
+                found.append(f"{where}: a grid entry's claims are {list(GRID_CLAIMS)}, and those are about grid "
+                             f"entries only (claim {ckind!r}, entry kind {kind!r})")
+            elif ckind == "best_below":
+                if claim.get("param") not in entry.get("grid", {}):
+                    found.append(f"{where}.param {claim.get('param')!r} is not among the grid's parameters "
+                                 f"{list(entry.get('grid', {}))}")
+                if claim.get("value") is None:
+                    found.append(f"{where}.value is required (the bound)")
             continue
         if kind not in TRAINED:
             found.append(f"{where}: claims are checked on compare, sweep and scores entries only (kind {kind!r}); "

@@ -144,6 +144,7 @@ JOBS = {
     "catalog_compare": "catalog_compare/{entry}",
     "catalog_sweep": "catalog_sweep/{entry}",
     "catalog_curve": "catalog_curve/{entry}",
+    "catalog_grid": "catalog_grid/{entry}",
     "catalog_scores": "catalog_scores/{entry}",
     "catalog_page": "catalog_page",
     "train_model": "train_model/{learner}/{fold}/seed{seed}",
