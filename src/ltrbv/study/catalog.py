@@ -347,12 +347,15 @@ def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: fl
     return out
 
 
-def read_table(path) -> pd.DataFrame:
-    return pd.read_csv(path)
+#: the entry kinds whose job writes a table (``catalog/<entry>.csv``) that the page reads
+TABLE_KINDS = ("compare", "sweep", "curve", "grid", "scores")
 
 
-def read_compare_table(path) -> pd.DataFrame:
-    return pd.read_csv(path, dtype={"fold": str})
+def read_entry_table(kind: str, path) -> pd.DataFrame:
+    """An entry's table as its job wrote it (a compare table's folds are names, e.g. ``1`` or ``all``)."""
+    if kind not in TABLE_KINDS:
+        raise ValueError(f"a {kind!r} entry has no table")
+    return pd.read_csv(path, dtype={"fold": str} if kind == "compare" else None)
 
 
 def benchmark_cpu_seconds(files) -> tuple[float, int]:

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..tables import markdown_table
 from .catalog import (BEST_OF_K, COMBINATION, DIFFERS, NOT_SIGNIFICANT, QUANTITIES, REPRODUCED, SECONDS_PER_TREE,
-                      claim_verdicts)
+                      TABLE_KINDS, claim_verdicts)
 from .significance import POOLED, significance_markdown
 
 NOT_RUN = "not run here"
@@ -129,7 +129,7 @@ def catalog_rows(entries: dict, tables: dict, cpu: dict, files: dict, level: flo
                 "paper_data": entry.get("paper_data", "")}
         seconds, missing = cpu.get(name, (0.0, 0))
         cpu_text = f"{seconds:.0f}" + (f" (+{missing} jobs unrecorded)" if missing else "") if name in tables else ""
-        if entry["kind"] in ("compare", "sweep", "curve", "grid", "scores"):
+        if entry["kind"] in TABLE_KINDS:
             verdicts = claim_verdicts(entry["kind"], tables[name], entry["claims"], level)
             where = files[name].rsplit(".", 1)[0] + ".md"
             if not verdicts:
