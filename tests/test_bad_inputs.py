@@ -459,6 +459,7 @@ WORKFLOW_CASES = [
     catalog_case("grid-empty-values", grid_entry(grid={"max_leaves": []}), r"\[\] should be non-empty|is too short"),
     catalog_case("grid-size-beyond-combinations", grid_entry(sizes=[1, 9]),
                  r"catalog.entries.g.sizes: 9 is more than the grid's 4 combinations"),
+    catalog_case("grid-size-zero", grid_entry(sizes=[0, 4]), r"0 is less than the minimum of 1"),
     catalog_case("grid-without-sizes", lambda s: (grid_entry()(s), s["entries"]["g"].pop("sizes")),
                  r"catalog.entries.g.sizes is required for kind 'grid'"),
     catalog_case("grid-two-learners", grid_entry(learners=["gbm", "rf"]),

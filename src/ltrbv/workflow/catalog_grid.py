@@ -165,6 +165,12 @@ def _sweep_value_problems(config: dict, key: str, entry: dict) -> list[str]:
     return found
 
 
+def _printed_alike(where: str, values: list) -> list[str]:
+    """Values that print alike would name one generated learner twice."""
+    printed = [format_value(v) for v in values]
+    return [f"{where}: {values} name the same learner twice ({printed})"] if len(set(printed)) < len(printed) else []
+
+
 def _grid_value_problems(config: dict, key: str, entry: dict) -> list[str]:
     """A grid's one built-in learner (not a bag), its parameters and values (each value, then each combination,
     builds the learner), its sizes (at most the number of combinations) and its metric."""
@@ -186,9 +192,7 @@ def _grid_value_problems(config: dict, key: str, entry: dict) -> list[str]:
         found += [problem.replace("biasvar.sweep.values", f"{key}.grid.{param}").replace("biasvar.sweep.param",
                                                                                           f"{key}.grid")
                   for problem in sweep_problems(config, [base], param, values)]
-        printed = [format_value(v) for v in values]
-        if len(set(printed)) < len(printed):
-            found.append(f"{key}.grid.{param}: {values} name the same learner twice ({printed})")
+        found += _printed_alike(f"{key}.grid.{param}", values)
     combinations = grid_combinations(entry)
     if not found:
         cls = LEARNER_KINDS[config["learners"][base]["kind"]]
@@ -533,9 +537,7 @@ def _trained_problems(config: dict, key: str, entry: dict) -> list[str]:
     if entry["kind"] == COMPARE and entry.get("baseline") is not None and entry["baseline"] not in entry["learners"]:
         found.append(f"{key}.baseline {entry['baseline']!r} is not among its learners {entry['learners']}")
     if entry["kind"] == SWEEP:
-        printed = [format_value(v) for v in entry["values"]]
-        if len(set(printed)) < len(printed):
-            found.append(f"{key}.values: {entry['values']} name the same learner twice ({printed})")
+        found += _printed_alike(f"{key}.values", entry["values"])
     return found
 
 
