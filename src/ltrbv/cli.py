@@ -216,6 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_biasvar_parsers(sub)
     add_compare_parsers(sub)
     add_active_parsers(sub)
+
+    from .data.cli import add_parsers as add_data_parsers  # ltrbv data verify
+
+    add_data_parsers(sub)
     return parser
 
 
