@@ -38,6 +38,7 @@ if _BYTECODE_WARNING:
 
 include: "rules/common.smk"
 include: "rules/data.smk"
+include: "rules/fetch.smk"
 include: "rules/train.smk"
 include: "rules/evaluate.smk"
 include: "rules/report.smk"

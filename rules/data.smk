@@ -22,10 +22,34 @@ rule synthetic_folds:
         "../src/scripts/synthetic_folds.py"
 
 
+rule validation_split:
+    """Carve a fold's validation queries from its training file by seed (datasets.<name>.validation_from_train)."""
+    input:
+        lambda w: core_grid.raw_input(config, w.dataset, w.fold, "train"),
+    output:
+        paths.VALIDATION_SPLIT,
+    params:
+        carve=lambda w: config["datasets"][w.dataset]["validation_from_train"],
+    log:
+        log("validation_split"),
+    benchmark:
+        benchmark("validation_split")
+    threads: 1
+    resources:
+        mem_mb=rule_resources("validation_split", "mem_mb"),
+        runtime=rule_resources("validation_split", "runtime"),
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/validation_split.py"
+
+
 rule parse_split:
-    """Parse one raw LETOR/MSLR/Yahoo text file once into a binary cache (.npz)."""
+    """Parse one raw LETOR/MSLR/Yahoo text file once into a binary cache (.npz); a carved dataset's training and
+    validation caches hold their part of the training file's queries."""
     input:
         lambda w: core_grid.raw_input(config, w.dataset, w.fold, w.split),
+        carved=lambda w: core_grid.validation_split_input(config, w.dataset, w.fold, w.split),
     output:
         paths.PARSED,
     params:

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..learners import LEARNER_KINDS
 from ..learners.bag import BAG_KIND, sorted_dict
 from . import paths
-from .datasets import SPLITS, raw_file
+from .datasets import SPLITS, raw_source
 
 
 def built_in_learners(config: dict) -> list[str]:
@@ -32,7 +32,14 @@ def learner_rule_params(config: dict, learner: str) -> dict:
 
 
 def raw_input(config: dict, dataset: str, fold: str, split: str) -> str:
-    return raw_file(config["datasets"][dataset], fold, split)
+    return raw_source(config["datasets"][dataset], fold, split)
+
+
+def validation_split_input(config: dict, dataset: str, fold: str, split: str) -> list[str]:
+    """The carved split's record a training or validation parse reads (``validation_from_train``), or none."""
+    if not config["datasets"][dataset].get("validation_from_train") or split == "test":
+        return []
+    return [paths.VALIDATION_SPLIT.format(dataset=dataset, fold=fold)]
 
 
 def damaged_cache(dataset: str, fold: str, split: str) -> str | None:
@@ -117,6 +124,7 @@ def problems(config: dict) -> list[str]:
     datasets that contradict themselves, bags whose base is not a built-in learner, learner parameters."""
     from ..metrics.conventions import CONVENTIONS
     from .bagging_grid import bag_problems
+    from .datasets import fetch_problems
     from .validation import learner_problems, non_finite_values
 
     problems = non_finite_values(config)
@@ -143,6 +151,7 @@ def problems(config: dict) -> list[str]:
                 problems.append(f"datasets.{name}: a synthetic dataset's folds are among Fold1..Fold5")
             if dataset["synthetic"].get("n_features", 46) != dataset["n_features"]:
                 problems.append(f"datasets.{name}: synthetic.n_features differs from n_features")
+        problems += fetch_problems(name, dataset)
     problems += bag_problems(config)
     figures = config.get("figures", {})
     if figures.get("metric") and figures["metric"] not in config["metrics"]:

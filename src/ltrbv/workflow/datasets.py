@@ -10,6 +10,7 @@ presets match the official releases:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 SPLITS = ("train", "vali", "test")
@@ -25,7 +26,9 @@ DOWNLOADS = {
     "mslr-web10k": "MSLR-WEB10K from Microsoft Research (search 'Microsoft Learning to Rank Datasets'); unpack so that ROOT/Fold1/train.txt exists",
     "mslr-web30k": "MSLR-WEB30K from Microsoft Research (search 'Microsoft Learning to Rank Datasets'); unpack so that ROOT/Fold1/train.txt exists",
     "yahoo": "Yahoo! Learning to Rank Challenge C14 from Yahoo Webscope (requires an account); unpack so that ROOT/set1.train.txt exists",
+    "istella": "istella LETOR from https://istella.ai/datasets/letor-dataset/ (licence agreement); unpack so that ROOT/full/train.txt exists",
 }
+DOWNLOADS.update(mslr10k=DOWNLOADS["mslr-web10k"], mslr30k=DOWNLOADS["mslr-web30k"])
 
 
 class MissingDataError(FileNotFoundError):
@@ -47,18 +50,46 @@ def raw_file(dataset: dict, fold: str, split: str) -> str:
     return str(Path(dataset["root"]) / relative)
 
 
+def raw_splits(dataset: dict) -> tuple[str, ...]:
+    """The splits read from raw files: all three, or train and test when the validation set is carved from
+    the training queries (``validation_from_train``)."""
+    return ("train", "test") if dataset.get("validation_from_train") else SPLITS
+
+
+def raw_source(dataset: dict, fold: str, split: str) -> str:
+    """The raw file a split is parsed from: its own, or the training file for a carved validation set."""
+    return raw_file(dataset, fold, "train" if split not in raw_splits(dataset) else split)
+
+
+def all_raw_files(dataset: dict) -> list[str]:
+    return [raw_file(dataset, fold, split) for fold in dataset["folds"] for split in raw_splits(dataset)]
+
+
 def missing_raw_files(dataset: dict) -> list[str]:
-    return [
-        raw_file(dataset, fold, split)
-        for fold in dataset["folds"]
-        for split in SPLITS
-        if not Path(raw_file(dataset, fold, split)).is_file()
-    ]
+    return [path for path in all_raw_files(dataset) if not Path(path).is_file()]
+
+
+def fetch_problems(name: str, dataset: dict) -> list[str]:
+    """A fetched dataset is unpacked under results/ (nothing is written outside it): its root must be the
+    download folder or one below it."""
+    from . import paths
+
+    if not dataset.get("fetch"):
+        return []
+    if dataset.get("synthetic"):
+        return [f"datasets.{name}: a synthetic dataset is generated, not fetched; drop fetch or synthetic"]
+    folder = paths.FETCHED.format(dataset=name)
+    root = Path(os.path.normpath(dataset["root"])).as_posix()
+    if root != folder and not root.startswith(folder + "/"):
+        return [f"datasets.{name}.root {dataset['root']!r}: a fetched dataset is unpacked into {folder!r} (nothing "
+                f"is written outside results/); set the root to that folder or the folder in it that holds the "
+                f"files, e.g. {folder + '/' + Path(dataset['root']).name!r}"]
+    return []
 
 
 def check_raw_files(name: str, dataset: dict) -> None:
     """Fail before any job runs when a real dataset's files are absent, saying where to get them."""
-    if dataset.get("synthetic"):
+    if dataset.get("synthetic") or dataset.get("fetch"):  # generated or fetched by a rule
         return
     missing = missing_raw_files(dataset)
     if not missing:
@@ -67,8 +98,9 @@ def check_raw_files(name: str, dataset: dict) -> None:
     shown = "\n  ".join(missing[:6]) + ("\n  ..." if len(missing) > 6 else "")
     raise MissingDataError(
         f"dataset {name!r}: {len(missing)} raw fold file(s) missing under root {dataset['root']!r}:\n  {shown}\n"
-        f"Download: {how or 'see the README, section Data'}.\n"
-        f"Then put the files there, or set datasets.{name}.root in your config file to where they are."
+        f"Download: {how or 'see the README, section Data (docs/data.md)'}.\n"
+        f"Then put the files there, or set datasets.{name}.root in your config file to where they are; "
+        f"`ltrbv data verify ROOT` checks them (README, section Data)."
     )
 
 

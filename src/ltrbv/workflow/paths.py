@@ -22,6 +22,11 @@ _DATASET = RESULTS + "/{dataset}"
 SYNTHETIC_RAW = _DATASET + "/raw/{fold}/{split}.txt"
 #: the binary cache of one split of one fold (rule parse_split)
 PARSED = _DATASET + "/parsed/{fold}/{split}.npz"
+#: a fetched dataset's unpacked archive (its root is this folder or one below it), and what was fetched
+FETCHED = _DATASET + "/download"
+FETCH_RECORD = _DATASET + "/download.json"
+#: the training and validation queries carved from a fold's training file (validation_from_train)
+VALIDATION_SPLIT = _DATASET + "/parsed/{fold}/validation_split.json"
 
 # -- core run: predictions and metrics -------------------------------------------------------------
 SEED_RUN = "seed{seed}"
@@ -111,6 +116,8 @@ def wildcards(template: str) -> list[str]:
 #: each rule's job name (the ``{job}`` of LOG and BENCHMARK): the rule and the wildcards that tell its jobs apart
 JOBS = {
     "parse_split": "parse_split/{fold}/{split}",
+    "fetch_dataset": "fetch_dataset",
+    "validation_split": "validation_split/{fold}",
     "active_train": "active_train/{partition}/{model}",
     "active_simulate": "active_simulate/{experiment}/{partition}",
     "active_aggregate": "active_aggregate/{experiment}",

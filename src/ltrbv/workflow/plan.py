@@ -66,7 +66,7 @@ def placeholder_overrides(config: dict, scratch: Path) -> dict:
     overrides = {}
     for name in config["run"]["datasets"]:
         dataset = config["datasets"][name]
-        if dataset.get("synthetic"):
+        if dataset.get("synthetic") or dataset.get("fetch"):  # generated or fetched by a rule of the plan
             continue
         root = scratch / "placeholders" / name
         placed = {**dataset, "root": str(root)}
