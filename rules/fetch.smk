@@ -1,31 +1,28 @@
-# Fetched data sets: one rule per dataset with a `fetch` entry (datasets.<name>.fetch: url, sha256, format)
-# downloads the public archive, checks its SHA-256 and unpacks it into results/<name>/download (the dataset's
-# root is that folder or one below it).  A wrong digest, a truncated download or an archive without the files
-# the config reads is refused and leaves nothing behind (ltrbv.data.fetch).
+# Fetched data sets: one rule per dataset of the run with a `fetch` entry (datasets.<name>.fetch: url, sha256,
+# format) downloads the public archive, checks its SHA-256 and unpacks it into results/<name>/download (the
+# dataset's root is that folder or one below it).  A wrong digest, a truncated download or an archive without
+# the files the config reads is refused and leaves nothing behind (ltrbv.data.fetch; docs/data.md).
 
-from ltrbv.workflow.datasets import all_raw_files
+from ltrbv.workflow.datasets import all_raw_files, fetched_datasets
 
 
-def _fetch_rule(name):
-    dataset = config["datasets"][name]
-    folder = paths.FETCHED.format(dataset=name)
+for _name in fetched_datasets(config):
 
     rule:
         name:
-            f"fetch_{name}"
+            f"fetch_{_name}"
         output:
-            record=paths.FETCH_RECORD.format(dataset=name),
-            files=all_raw_files(dataset),
+            record=paths.FETCH_RECORD.format(dataset=_name),
+            files=all_raw_files(config["datasets"][_name]),
         params:
-            url=dataset["fetch"]["url"],
-            sha256=dataset["fetch"]["sha256"],
-            format=dataset["fetch"]["format"],
-            folder=folder,
-            expected=[os.path.relpath(path, folder) for path in all_raw_files(dataset)],
+            **{key: config["datasets"][_name]["fetch"][key] for key in ("url", "sha256", "format")},
+            folder=paths.FETCHED.format(dataset=_name),
+            expected=[os.path.relpath(path, paths.FETCHED.format(dataset=_name))
+                      for path in all_raw_files(config["datasets"][_name])],
         log:
-            paths.log("fetch_dataset").format(dataset=name),
+            paths.log("fetch_dataset").format(dataset=_name),
         benchmark:
-            paths.benchmark("fetch_dataset").format(dataset=name)
+            paths.benchmark("fetch_dataset").format(dataset=_name)
         threads: 1
         resources:
             mem_mb=rule_resources("fetch_dataset", "mem_mb"),
@@ -34,8 +31,3 @@ def _fetch_rule(name):
             "../envs/ltrbv.yaml"
         script:
             "../src/scripts/fetch_dataset.py"
-
-
-for _name in config["run"]["datasets"]:
-    if config["datasets"][_name].get("fetch"):
-        _fetch_rule(_name)

@@ -69,6 +69,11 @@ def missing_raw_files(dataset: dict) -> list[str]:
     return [path for path in all_raw_files(dataset) if not Path(path).is_file()]
 
 
+def fetched_datasets(config: dict) -> list[str]:
+    """The datasets of the run fetched by the workflow (a ``fetch`` entry)."""
+    return [name for name in config["run"]["datasets"] if config["datasets"][name].get("fetch")]
+
+
 def fetch_problems(name: str, dataset: dict) -> list[str]:
     """A fetched dataset is unpacked under results/ (nothing is written outside it): its root must be the
     download folder or one below it."""
