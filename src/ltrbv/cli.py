@@ -3,7 +3,8 @@
 Scoring: evaluate (metrics of a score file, instead of the LETOR Perl scripts), compare (two or more
 systems with paired tests and corrected p-values), biasvar (bias and variance of several models'
 scores, Ibrahim 2021), sampling-distribution (active evaluation, Sawade et al. 2013), export-trec
-(a score file as a TREC run). Data: synthetic (LETOR folds to try things on). Workflow: plan (jobs
+(a score file as a TREC run). Data: synthetic (LETOR folds to try things on), data verify (a copy of a
+known data set checked against the SHA-256 manifests shipped with ltrbv). Workflow: plan (jobs
 and core-hours of a config), check-config (YAML errors and duplicate keys with file and line).
 Each command's --help says more."""
 

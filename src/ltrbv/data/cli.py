@@ -20,7 +20,7 @@ def add_parsers(sub) -> None:
     names = ", ".join(m.name for m in known_manifests())
     data = sub.add_parser("data", help="check a data set's files against the shipped SHA-256 manifests",
                           description="Real data sets: `ltrbv data verify ROOT` (see the README, section Data).")
-    commands = data.add_subparsers(dest="data_command", required=True)
+    commands = data.add_subparsers(dest="data_command", required=True, help="verify")
     check = commands.add_parser(
         "verify", help="recognise the data set under ROOT and report missing, changed and extra files",
         description=f"Recognise the data set under ROOT by its file names and SHA-256 digests (known: {names}) "
