@@ -130,6 +130,7 @@ def test_an_unknown_folder_names_the_closest_layout(tmp_path, capsys):
     code, out = run(capsys, str(tmp_path / "e"))
     assert code == 1 and "unknown data set" in out and "the first line of Fold1/test.txt has features up to 12" in out
     (tmp_path / "f").mkdir()
+    assert run(capsys, str(tmp_path / "f"))[1].strip().endswith("unknown data set; closest known layout: none: ROOT holds no files")
     (tmp_path / "f" / "train.txt").write_text("0 qid:1 1:0.5\n")
     code, out = run(capsys, str(tmp_path / "f"))
     assert code == 1 and "closest known layout: istella-X (1 of its 3 files; missing: test.txt, vali.txt)" in out

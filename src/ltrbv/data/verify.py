@@ -139,6 +139,8 @@ def _closest(present: set[str], root: Path) -> str:
         names = sum(any(Path(f).name == Path(m).name for f in present) for m in manifest.digests)
         return below, names
 
+    if not present:
+        return "none: ROOT holds no files"
     best = max(known_manifests(), key=lambda m: (score(m), -len(m.digests)))
     below, names = score(best)
     if below:
