@@ -4,7 +4,7 @@ Scoring: evaluate (metrics of a score file, instead of the LETOR Perl scripts), 
 systems with paired tests and corrected p-values), biasvar (bias and variance of several models'
 scores, Ibrahim 2021), sampling-distribution (active evaluation, Sawade et al. 2013), export-trec
 (a score file as a TREC run). Data: synthetic (LETOR folds to try things on). Workflow: plan (jobs
-and core-hours of a config), check-config (YAML errors and duplicate keys with file and line).
+and core-hours of a config), check-config (the workflow's whole check of a config, one line per problem).
 Each command's --help says more."""
 
 from __future__ import annotations
@@ -107,9 +107,16 @@ def _check_config_files(paths) -> None:
 
 
 def _check_config(args: argparse.Namespace) -> int:
+    from .workflow.config_checks import ConfigError, check_config
+    from .workflow.plan import merged_config
+
     _check_config_files(args.configfile)
-    print(f"{len(args.configfile)} config file(s): valid YAML, no key given twice "
-          "(snakemake --dry-run checks the rest)")
+    try:  # what the Snakefile runs at parse time, on the files merged as snakemake --configfile merges them
+        config = check_config(merged_config(args.configfile), args.configfile)
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
+    print(f"{len(args.configfile)} config file(s): valid ({', '.join(config['run']['datasets'])}; "
+          f"{len(config['run']['learners'])} learner(s)), the check snakemake runs before any job")
     return 0
 
 
@@ -202,10 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print one training target per (rule, learner, setting): a small calibration run")
     plan.set_defaults(func=_plan)
 
-    check = sub.add_parser("check-config", description="Report YAML errors and keys given twice in config files, "
-                           "with file and line. The workflow checks everything else before any job "
-                           "(snakemake --dry-run).", help="report YAML errors and duplicate keys of config files, "
-                           "with file and line (Snakemake's own message names neither)")
+    check = sub.add_parser("check-config", description="Check config files as the workflow does before any job: "
+                           "YAML errors and keys given twice (with file and line), the schemas (one line per "
+                           "problem, with its key and a did-you-mean), the learners' parameters, the sections' "
+                           "cross-checks and the raw data. Run it where snakemake would run (relative paths).",
+                           help="check config files as the workflow does before any job, one line per problem")
     check.add_argument("configfile", nargs="+", help="config files, as given to snakemake --configfile")
     check.set_defaults(func=_check_config)
 
