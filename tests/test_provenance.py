@@ -51,7 +51,7 @@ def test_version_names_the_commit_and_changes_with_it(clone):
     first = version_line(clone)
     head = git(clone, "rev-parse", "HEAD")
     count = git(clone, "rev-list", "--count", "HEAD")
-    assert first.startswith(f"ltrbv 0.1.dev{count}+g{head[:7]} (commit {head}, clean; from git)"), first
+    assert first.startswith(f"ltrbv 0.1.dev{count}+g{head[:9]} (commit {head}, clean; from git)"), first
     git(clone, "commit", "-q", "--allow-empty", "-m", "another commit")
     second = version_line(clone)
     assert second != first and git(clone, "rev-parse", "HEAD") in second and f"0.1.dev{int(count) + 1}+g" in second
@@ -64,7 +64,7 @@ def test_version_names_the_commit_and_changes_with_it(clone):
 
 
 def test_a_git_archive_copy_knows_its_commit(clone, tmp_path):
-    """The README's quick start installs from ``git archive HEAD``: no .git, the commit from .git_archival.txt."""
+    """The README's quick start installs from ``git archive HEAD``: no .git, the commit from _archival.txt."""
     archive = tmp_path / "tree.tar"
     git(clone, "archive", "-o", str(archive), "HEAD")
     copy = tmp_path / "copy"
@@ -80,8 +80,8 @@ def test_the_build_takes_its_version_from_git():
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
     assert any(r.startswith("setuptools-scm") for r in project["build-system"]["requires"])
     assert re.fullmatch(r"\d+\.\d+\.dev0", project["tool"]["setuptools_scm"]["fallback_version"])
-    assert ".git_archival.txt export-subst" in (REPO / ".gitattributes").read_text()
-    assert "$Format:%H$" in (REPO / ".git_archival.txt").read_text()
+    assert "src/ltrbv/_archival.txt export-subst" in (REPO / ".gitattributes").read_text()
+    assert "node: $Format:%H$" in (REPO / "src/ltrbv/_archival.txt").read_text()
 
 
 def test_each_models_meta_json_records_commit_dirty_and_config_files(tmp_path):

@@ -39,9 +39,11 @@ def package_versions() -> dict[str, str]:
 #: the checkout the package runs from (src layout: <root>/src/ltrbv/provenance.py)
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 #: ``git archive`` writes the commit into this file of its copy (.gitattributes: export-subst)
-ARCHIVAL_FILE = ".git_archival.txt"
+ARCHIVAL_FILE = Path(__file__).with_name("_archival.txt")
 #: the Snakefile puts the config files it merged here, for its jobs (they inherit the environment)
 CONFIG_FILES_VARIABLE = "LTRBV_CONFIG_FILES"
+#: hex digits of the commit in setuptools-scm's version (vcs-versioning: "g" + 9 digits)
+_NODE_DIGITS = 9
 
 
 @dataclass(frozen=True)
@@ -82,12 +84,12 @@ def _live_version(root: Path, commit: str, dirty: bool) -> str:
     and state; else, with no release tag (setuptools-scm's scheme then), 0.1.devN+g<short>[.dYYYYMMDD] with N
     the commits up to HEAD; else (an editable install older than a tagged checkout) the installed one."""
     version = installed_version()
-    if f"+g{commit[:7]}" in version and dirty == (".d" in version):
+    if f"+g{commit[:_NODE_DIGITS]}" in version and dirty == (".d" in version):
         return version
     if _git(root, "describe", "--tags", "--abbrev=0") is not None:
         return version
     count = _git(root, "rev-list", "--count", "HEAD") or "0"
-    return f"0.1.dev{count}+g{commit[:7]}" + (f".d{time.strftime('%Y%m%d', time.gmtime())}" if dirty else "")
+    return f"0.1.dev{count}+g{commit[:_NODE_DIGITS]}" + (f".d{time.strftime('%Y%m%d', time.gmtime())}" if dirty else "")
 
 
 def _from_git(root: Path) -> Revision | None:
@@ -102,10 +104,10 @@ def _from_git(root: Path) -> Revision | None:
     return Revision(_live_version(root, commit, dirty), commit, dirty, "git")
 
 
-def _from_archive(root: Path) -> Revision | None:
-    """A ``git archive`` copy: the commit that ``export-subst`` wrote into .git_archival.txt."""
+def _from_archive() -> Revision | None:
+    """A ``git archive`` copy (or a package built from one): the commit ``export-subst`` wrote into _archival.txt."""
     try:
-        text = (root / ARCHIVAL_FILE).read_text(encoding="utf-8")
+        text = ARCHIVAL_FILE.read_text(encoding="utf-8")
     except OSError:
         return None
     match = re.search(r"^node: ([0-9a-f]{40})$", text, flags=re.M)
@@ -125,7 +127,7 @@ def _from_metadata() -> Revision:
 def code_revision(root: Path = SOURCE_ROOT) -> Revision:
     """The running code's revision: the live checkout when the package runs from one, else a ``git archive``
     copy's commit, else what the installed version records."""
-    return _from_git(root) or _from_archive(root) or _from_metadata()
+    return _from_git(root) or _from_archive() or _from_metadata()
 
 
 def config_files_record(paths) -> list[dict]:
