@@ -73,6 +73,9 @@ def test_a_git_archive_copy_knows_its_commit(clone, tmp_path):
     assert not (copy / ".git").exists()
     line = version_line(copy)
     assert f"commit {git(clone, 'rev-parse', 'HEAD')}, dirty unknown; from git-archive" in line, line
+    git(tmp_path, "init", "-q")  # a copy inside another repository is no checkout of ltrbv: still the archive's
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "outer")
+    assert f"commit {git(clone, 'rev-parse', 'HEAD')}, dirty unknown; from git-archive" in version_line(copy)
 
 
 def test_the_build_takes_its_version_from_git():

@@ -95,7 +95,8 @@ def _live_version(root: Path, commit: str, dirty: bool) -> str:
 def _from_git(root: Path) -> Revision | None:
     """The checkout's HEAD and whether tracked files differ from it (untracked files, e.g. results/, do not
     count)."""
-    if not (root / "pyproject.toml").is_file() or _git(root, "rev-parse", "--show-toplevel") is None:
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top is None or Path(top).resolve() != root.resolve():  # not a checkout of its own (a copy in another repo)
         return None
     commit = _git(root, "rev-parse", "HEAD")
     if commit is None:  # a repository without commits
