@@ -17,6 +17,7 @@ from ltrbv.workflow import paths, report_grid
 from ltrbv.workflow.bytecode import bytecode_warning
 from ltrbv.workflow.config_checks import ConfigError, check_config
 from ltrbv.workflow.sections import all_targets
+from ltrbv.provenance import export_config_files
 
 DEMO_CONFIG = os.path.join(workflow.basedir, "config", "demo.yaml")
 
@@ -30,6 +31,7 @@ try:
     check_config(config, list(workflow.overwrite_configfiles) or [DEMO_CONFIG])
 except ConfigError as _error:
     raise WorkflowError(str(_error))
+export_config_files(list(workflow.overwrite_configfiles) or [DEMO_CONFIG])  # each job's meta.json names them
 
 _BYTECODE_WARNING = bytecode_warning()
 if _BYTECODE_WARNING:

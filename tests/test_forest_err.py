@@ -112,7 +112,7 @@ def test_training_expected_err_rises_by_the_recorded_gains():
 @pytest.mark.parametrize("value", ["ERR", "map", "", None, 1])
 def test_an_unknown_objective_is_refused_by_name(value):
     with pytest.raises(ValueError, match="listwise_objective.*'ndcg', 'err'"):
-        RankingForest(splitting="list", listwise_objective=value)
+        RankingForest(splitting="list", listwise_objective=value)._validate_params()
 
 
 def test_an_unregistered_listwise_code_raises_instead_of_falling_back():
@@ -140,7 +140,7 @@ def test_an_unregistered_listwise_code_raises_instead_of_falling_back():
 @pytest.mark.parametrize("option", [{"truncation": 10}, {"discount": "rank-power"}, {"discount_power": 2.0}])
 def test_err_refuses_the_ndcg_options(option):
     with pytest.raises(ValueError, match=f"{next(iter(option))}.*listwise_objective='err'"):
-        RankingForest(splitting="list", listwise_objective="err", **option)
+        RankingForest(splitting="list", listwise_objective="err", **option)._validate_params()
 
 
 def test_err_forests_use_their_objective_and_do_not_depend_on_threads():

@@ -128,4 +128,4 @@ def test_listwise_trees_depend_on_the_order():
 
 def test_an_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="exploration must be one of"):
-        RankingForest(exploration="most-relevant-first")
+        RankingForest(exploration="most-relevant-first")._validate_params()

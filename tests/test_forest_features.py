@@ -53,4 +53,4 @@ def test_all_features_keeps_every_column_and_more_is_refused():
                                              ("feature_subset", "10"), ("feature_subset_seed", -1)])
 def test_a_bad_value_is_refused_by_name(name, value):
     with pytest.raises(ValueError, match=name):
-        RankingForest(**{name: value})
+        RankingForest(**{name: value})._validate_params()

@@ -32,7 +32,7 @@ from ltrbv.forest import RankingForest
 )
 def test_invalid_parameter_is_refused_by_name(name, value):
     with pytest.raises(ValueError, match=name):
-        RankingForest(**{name: value})
+        RankingForest(**{name: value})._validate_params()
 
 
 @pytest.mark.parametrize(
@@ -47,6 +47,8 @@ def test_invalid_parameter_is_refused_by_name(name, value):
 )
 def test_valid_parameter_is_kept(name, value, stored):
     forest = RankingForest(**{name: value})
+    assert getattr(forest, name) is value  # __init__ stores it unchanged (scikit-learn's convention)
+    forest._validate_params()  # fit's check: an integral float or numpy integer becomes the int
     got = getattr(forest, name)
     assert got == stored and type(got) is type(stored)
 
@@ -143,4 +145,4 @@ def test_hist_thresholds_use_at_most_255_bins_per_feature():
     counts = np.bincount(binned[0].astype(int))
     assert counts.max() < 3 * 5000 / MAX_BINS  # roughly equal-count bins for a continuous feature
     with pytest.raises(ValueError, match="thresholds"):
-        RankingForest(thresholds="histogram")
+        RankingForest(thresholds="histogram")._validate_params()

@@ -90,7 +90,7 @@ def test_callbacks_reproduce_xgboosts_own_training_loop():
 ])
 def test_bad_validation_settings_are_refused_when_built(params, message):
     with pytest.raises(ValueError, match=message):
-        LambdaMART(**params)
+        LambdaMART(**params)._validate_params()
 
 
 @pytest.mark.parametrize("convention", [None, "letor4"])
@@ -137,6 +137,6 @@ def test_lightgbm_validates_with_the_package_metric_of_each_rounds_model():
         assert history[i] == pytest.approx(float(np.mean(want)), abs=1e-9)
     assert best - 1 == int(np.argmax(history))  # LightGBM keeps the first best round
     with pytest.raises(ValueError, match="eval_convention: unknown metric convention"):
-        LightGBMRanker(eval_convention="trec")
+        LightGBMRanker(eval_convention="trec")._validate_params()
     with pytest.raises(ValueError, match="eval_metric must be ndcg@k"):
-        LightGBMRanker(eval_metric="map")
+        LightGBMRanker(eval_metric="map")._validate_params()

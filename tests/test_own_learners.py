@@ -159,7 +159,7 @@ def test_lightgbm_equals_lightgbm_itself(splits):
 ])
 def test_lightgbm_refuses_bad_params(params, message):
     with pytest.raises(ValueError, match=message):
-        LightGBMRanker(**params)
+        LightGBMRanker(**params)._validate_params()
 
 
 # -- end to end ------------------------------------------------------------------------------------

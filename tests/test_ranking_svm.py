@@ -231,7 +231,7 @@ def test_the_cap_is_a_uniform_sample_of_the_query_pairs_fixed_by_seed_and_query(
 ])
 def test_bad_parameters_are_refused_naming_the_parameter(params, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
-        RankingSVM(**params)
+        RankingSVM(**params)._validate_params()
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         make_learner("ranking-svm", params, random_state=0)
 

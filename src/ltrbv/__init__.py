@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
-
 _EXPORTS = {
     "RankingData": "ltrbv.data.ranking_data",
     "ranking_data": "ltrbv.data.from_arrays",
@@ -35,6 +33,10 @@ __all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # from git (setuptools-scm's scheme), read when asked: ltrbv.provenance
+        from .provenance import code_revision
+
+        return code_revision().version
     if name not in _EXPORTS:
         raise AttributeError(f"module 'ltrbv' has no attribute {name!r}")
     value = getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -5,7 +5,7 @@ systems with paired tests and corrected p-values), biasvar (bias and variance of
 scores, Ibrahim 2021), sampling-distribution (active evaluation, Sawade et al. 2013), export-trec
 (a score file as a TREC run). Data: synthetic (LETOR folds to try things on), data verify (a copy of a
 known data set checked against the SHA-256 manifests shipped with ltrbv). Workflow: plan (jobs
-and core-hours of a config), check-config (YAML errors and duplicate keys with file and line).
+and core-hours of a config), check-config (the workflow's whole check of a config, one line per problem).
 Each command's --help says more."""
 
 from __future__ import annotations
@@ -108,9 +108,16 @@ def _check_config_files(paths) -> None:
 
 
 def _check_config(args: argparse.Namespace) -> int:
+    from .workflow.config_checks import ConfigError, check_config
+    from .workflow.plan import merged_config
+
     _check_config_files(args.configfile)
-    print(f"{len(args.configfile)} config file(s): valid YAML, no key given twice "
-          "(snakemake --dry-run checks the rest)")
+    try:  # what the Snakefile runs at parse time, on the files merged as snakemake --configfile merges them
+        config = check_config(merged_config(args.configfile), args.configfile)
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
+    print(f"{len(args.configfile)} config file(s): valid ({', '.join(config['run']['datasets'])}; "
+          f"{len(config['run']['learners'])} learner(s)), the check snakemake runs before any job")
     return 0
 
 
@@ -144,9 +151,24 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, commit and dirty flag of the running code (read from git when asked)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .provenance import code_revision
+
+        print(f"ltrbv {code_revision().describe()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ltrbv", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version,
+                        help="print the version and the commit of the running code (and whether it is dirty)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser("evaluate", help="mean metrics of a score file on a LETOR data file, as JSON",
@@ -203,10 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print one training target per (rule, learner, setting): a small calibration run")
     plan.set_defaults(func=_plan)
 
-    check = sub.add_parser("check-config", description="Report YAML errors and keys given twice in config files, "
-                           "with file and line. The workflow checks everything else before any job "
-                           "(snakemake --dry-run).", help="report YAML errors and duplicate keys of config files, "
-                           "with file and line (Snakemake's own message names neither)")
+    check = sub.add_parser("check-config", description="Check config files as the workflow does before any job: "
+                           "YAML errors and keys given twice (with file and line), the schemas (one line per "
+                           "problem, with its key and a did-you-mean), the learners' parameters, the sections' "
+                           "cross-checks and the raw data. Run it where snakemake would run (relative paths).",
+                           help="check config files as the workflow does before any job, one line per problem")
     check.add_argument("configfile", nargs="+", help="config files, as given to snakemake --configfile")
     check.set_defaults(func=_check_config)
 

@@ -11,7 +11,7 @@ import numpy as np
 from ltrbv.data.cache import load_cache
 from ltrbv.io import read_scores, write_json, write_scores
 from ltrbv.learners.bag import Bag
-from ltrbv.provenance import package_versions
+from ltrbv.provenance import package_versions, run_provenance
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -43,4 +43,5 @@ with rule_log(sm) as log:
         "submodel_trees_kept": [m.get("fit_info", {}).get("trees_kept") for m in metas],
         "fit_seconds_total": round(sum(m["fit_seconds"] for m in metas), 3),
         "versions": package_versions(),
+        "provenance": run_provenance(),
     })

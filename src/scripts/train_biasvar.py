@@ -25,7 +25,7 @@ from ltrbv.data.cache import load_cache
 from ltrbv.io import write_json, write_scores
 from ltrbv.learners import make_learner
 from ltrbv.learners.bag import Bag
-from ltrbv.provenance import package_versions
+from ltrbv.provenance import package_versions, run_provenance
 from ltrbv.study.training_sets import per_tree_subsample
 from ltrbv.workflow.logs import progress_bar, rule_log
 from ltrbv.workflow.paths import model_file_name
@@ -80,5 +80,6 @@ with rule_log(sm) as log:
             "original_train_queries": train.n_queries,
             "fit_seconds": round(fit_seconds, 3),
             "versions": package_versions(),
+            "provenance": run_provenance(),
         })
         log.info("replicate %s fitted in %.2f s; wrote %s", replicate, fit_seconds, test_file)

@@ -31,15 +31,15 @@ def model_problems(name: str, spec: dict) -> list[str]:
     """Bad parameters of one model entry, found by building its learner (checked before any job)."""
     from ..checks import check_real
     from ..forest import RankingForest
-    from ..learners import LambdaMART
+    from ..learners import LambdaMART, checked_learner
 
     params = dict(spec.get("params", {}))
     where = f"active.models.{name}.params"
     try:
         if spec["kind"] in ("rf_class", "rf_reg"):
-            RankingForest(**{"n_estimators": 100, **params, "splitting": "point", "criterion": "mse"})
+            checked_learner(RankingForest, {"n_estimators": 100, **params, "splitting": "point", "criterion": "mse"})
         elif spec["kind"] == "lambdamart":
-            LambdaMART(**params)
+            checked_learner(LambdaMART, params)
         elif spec["kind"] == "ranking_svm":
             make_learner("ranking-svm", params, random_state=0)
         elif spec["kind"] == "ordered_logit":

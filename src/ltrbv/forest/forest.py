@@ -25,12 +25,13 @@ from __future__ import annotations
 import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
+from ..learners._sklearn_api import RankerAPI, training_data
 from . import _builder, _err, _listwise
 from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
 from ._splitter import midpoint_threshold
@@ -82,7 +83,7 @@ class Tree:
 
 
 @dataclass
-class RankingForest:
+class RankingForest(RankerAPI):
     """A random forest for ranking with a fit/predict API.
 
     Parameters follow the paper: ``n_estimators`` trees (500), ``subsample``
@@ -122,12 +123,10 @@ class RankingForest:
     keep_trees: bool = True
     random_state: int = 0
     n_threads: int = 1
-    trees_: list = field(default_factory=list, init=False, repr=False)
-    features_: np.ndarray | None = field(default=None, init=False, repr=False)
-    fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        """Refuse every value that would otherwise grow something other than what was asked for."""
+    def _validate_params(self) -> None:
+        """Refuse every value that would otherwise grow something other than what was asked for (called by fit:
+        __init__ stores the parameters unchanged; an integral float, 10.0 from YAML, becomes the int 10)."""
         if self.splitting not in SPLITTINGS:
             raise ValueError(f"splitting must be one of {SPLITTINGS}, got {self.splitting!r}")
         if self.criterion not in CRITERIA:
@@ -199,13 +198,19 @@ class RankingForest:
         return np.random.SeedSequence(int(self.random_state)).generate_state(self.n_estimators, dtype=np.uint64)
 
     # -- fitting ------------------------------------------------------------------
-    def fit(self, train: RankingData, predict_on: tuple[RankingData, ...] = (), progress=None) -> "RankingForest":
-        """Grow the forest on ``train``; optionally accumulate predictions for ``predict_on`` as trees are built.
+    def fit(self, X, y=None, qid=None, predict_on: tuple[RankingData, ...] = (), progress=None) -> "RankingForest":
+        """Grow the forest on ``train`` (RankingData, or scikit-learn's ``fit(X, y, qid=...)`` on arrays);
+        optionally accumulate predictions for ``predict_on`` as trees are built.
 
         With ``keep_trees=False`` only those accumulated predictions are kept
         (``self.predictions_``), so a forest of fully grown trees on a large
         training set never has to sit in memory.
         """
+        train, valid = training_data(X, y, qid)
+        if valid is not None:
+            raise TypeError("a forest takes no validation set (no early stopping); predict_on= scores other data")
+        self._validate_params()
+        self.n_features_in_ = train.n_features
         self.features_ = self.kept_features(train.n_features)
         if self.features_ is not None:
             train = train.subset_features(self.features_)
@@ -294,9 +299,10 @@ class RankingForest:
     # -- prediction -------------------------------------------------------------
     def predict(self, data: RankingData | np.ndarray) -> np.ndarray:
         """Mean over trees of the leaf scores (eq. 10)."""
+        self._fitted("trees_")
         if not self.keep_trees:
             raise ValueError("this forest was fitted with keep_trees=False; use predictions_ from fit(predict_on=...)")
-        X = self._columns(data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32))
+        X = self._columns(self._features_of(data))
         out = np.zeros(X.shape[0])
         weight = 1.0 / len(self.trees_)
         for tree in self.trees_:
@@ -305,7 +311,8 @@ class RankingForest:
 
     def apply(self, data: RankingData | np.ndarray) -> np.ndarray:
         """Leaf index of every row in every tree, shape (n_rows, n_trees)."""
-        X = self._columns(data.X if isinstance(data, RankingData) else np.asarray(data, dtype=np.float32))
+        self._fitted("trees_")
+        X = self._columns(self._features_of(data))
         return np.stack([leaf_of_rows(X, t.feature, t.threshold, t.left, t.right) for t in self.trees_], axis=1)
 
 

@@ -43,12 +43,22 @@ class _LearnerKinds(Mapping):
 LEARNER_KINDS = _LearnerKinds()
 
 
+def checked_learner(cls, params: dict):
+    """``cls(**params)`` with its parameters checked: a built-in learner's ``__init__`` stores them unchanged
+    (scikit-learn's convention) and ``_validate_params`` refuses a bad one, naming it (ValueError)."""
+    learner = cls(**params)
+    validate = getattr(learner, "_validate_params", None)
+    if validate is not None:
+        validate()
+    return learner
+
+
 def make_learner(kind: str, params: dict, random_state: int, n_threads: int = 1):
     try:
         cls = LEARNER_KINDS[kind]
     except KeyError:
         raise ValueError(f"unknown learner kind {kind!r}; known: {sorted(LEARNER_KINDS)}") from None
-    return cls(**params, random_state=random_state, n_threads=n_threads)
+    return checked_learner(cls, {**params, "random_state": random_state, "n_threads": n_threads})
 
 
 def __getattr__(name: str):
@@ -57,5 +67,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["LEARNER_KINDS", "CommandLearner", "LambdaMART", "LightGBMRanker", "PythonLearner", "RankingForest",
+__all__ = ["LEARNER_KINDS", "checked_learner", "CommandLearner", "LambdaMART", "LightGBMRanker", "PythonLearner", "RankingForest",
            "RankingSVM", "StoppingRule", "make_learner"]

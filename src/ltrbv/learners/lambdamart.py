@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
+from ._sklearn_api import RankerAPI, training_data
 from ._validation_metric import check_validation_metric
 from .stopping import StoppingRule
 
@@ -24,7 +25,7 @@ _EVAL_METRIC = re.compile(r"(ndcg|map|pre)(@[1-9][0-9]*)?-?")
 
 
 @dataclass
-class LambdaMART:
+class LambdaMART(RankerAPI):
     """XGBoost ``rank:ndcg`` (LambdaMART, Burges 2010) with a fit/predict estimator API.
 
     Queries are passed to XGBoost as group sizes in row order, so files whose
@@ -96,9 +97,9 @@ class LambdaMART:
     eval_train: bool = True
     random_state: int = 0
     n_threads: int = 1
-    fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def _validate_params(self) -> None:
+        """Refuse a bad parameter, naming it (called by fit; __init__ stores the parameters unchanged)."""
         check_integer("n_estimators", self.n_estimators, minimum=1)
         check_real("learning_rate", self.learning_rate, low=0.0, low_open=True)
         check_integer("max_depth", self.max_depth, minimum=0)
@@ -175,7 +176,11 @@ class LambdaMART:
         while True:
             yield np.sort(rng.choice(n_queries, size=size, replace=False))
 
-    def fit(self, train: RankingData, valid: RankingData | None = None, progress=None) -> "LambdaMART":
+    def fit(self, X, y=None, qid=None, valid=None, progress=None) -> "LambdaMART":
+        """Fit on ``train`` (RankingData; early stopping on ``valid``), or scikit-learn's way on arrays:
+        ``fit(X, y, qid=...)`` (``valid`` then a RankingData or ``(X, y, qid)``)."""
+        train, valid = training_data(X, y, qid, valid)
+        self._validate_params()
         xgb = import_without_sklearn("xgboost")
 
         sampling = self.query_subsample < 1.0
@@ -208,6 +213,7 @@ class LambdaMART:
         else:
             self.best_iteration_ = best = rounds - 1
         self.booster_ = booster
+        self.n_features_in_ = train.n_features
         self.fit_info_ = {
             "best_iteration": int(best),
             "kept_iteration": int(self.best_iteration_),
@@ -226,12 +232,13 @@ class LambdaMART:
         self.fit(train, valid, progress=progress)
         return [self.predict(data) for data in targets]
 
-    def predict(self, data: RankingData, n_trees: int | None = None) -> np.ndarray:
-        """Scores of the kept trees (or of the first ``n_trees``)."""
+    def predict(self, X, n_trees: int | None = None) -> np.ndarray:
+        """Scores of the kept trees (or of the first ``n_trees``) for RankingData or the rows of an array."""
+        self._fitted("booster_")
         xgb = import_without_sklearn("xgboost")
 
         end = self.best_iteration_ + 1 if n_trees is None else int(n_trees)
-        scores = self.booster_.predict(xgb.DMatrix(data.X), iteration_range=(0, end))
+        scores = self.booster_.predict(xgb.DMatrix(self._features_of(X)), iteration_range=(0, end))
         return scores.astype(np.float64)
 
 

@@ -14,20 +14,21 @@ under that convention (the dataset's own), computed each round from LightGBM's v
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
+from ._sklearn_api import RankerAPI, training_data
 from ._validation_metric import check_validation_metric
 
 _EVAL_METRIC = re.compile(r"ndcg@([1-9][0-9]*)")
 
 
 @dataclass
-class LightGBMRanker:
+class LightGBMRanker(RankerAPI):
     """LightGBM ``lambdarank`` with a fit/predict estimator API (see the module docstring)."""
 
     n_estimators: int = 1000
@@ -46,9 +47,9 @@ class LightGBMRanker:
     early_stopping_rounds: int | None = 100
     random_state: int = 0
     n_threads: int = 1
-    fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def _validate_params(self) -> None:
+        """Refuse a bad parameter, naming it (called by fit; __init__ stores the parameters unchanged)."""
         check_integer("n_estimators", self.n_estimators, minimum=1)
         check_real("learning_rate", self.learning_rate, low=0.0, low_open=True)
         check_integer("max_leaves", self.max_leaves, minimum=2)
@@ -100,7 +101,11 @@ class LightGBMRanker:
         return lgb.Dataset(data.X, label=data.labels.astype(np.float64), group=data.query_sizes,
                            reference=reference, free_raw_data=False)
 
-    def fit(self, train: RankingData, valid: RankingData | None = None, progress=None) -> "LightGBMRanker":
+    def fit(self, X, y=None, qid=None, valid=None, progress=None) -> "LightGBMRanker":
+        """Fit on ``train`` (RankingData; early stopping on ``valid``), or scikit-learn's way on arrays:
+        ``fit(X, y, qid=...)`` (``valid`` then a RankingData or ``(X, y, qid)``)."""
+        train, valid = training_data(X, y, qid, valid)
+        self._validate_params()
         lgb = import_without_sklearn("lightgbm")
 
         dtrain = self._dataset(train)
@@ -129,6 +134,7 @@ class LightGBMRanker:
         rounds = len(recorded[0]) if recorded else booster.current_iteration()  # the booster keeps only the best
         best = booster.best_iteration if booster.best_iteration > 0 else rounds
         self.booster_ = booster
+        self.n_features_in_ = train.n_features
         self.best_iteration_ = best - 1
         self.fit_info_ = {
             "best_iteration": int(best - 1),
@@ -146,5 +152,7 @@ class LightGBMRanker:
         self.fit(train, valid, progress=progress)
         return [self.predict(data) for data in targets]
 
-    def predict(self, data: RankingData) -> np.ndarray:
-        return self.booster_.predict(data.X, num_iteration=self.best_iteration_ + 1).astype(np.float64)
+    def predict(self, X) -> np.ndarray:
+        """Scores of the kept trees for RankingData or the rows of an array."""
+        self._fitted("booster_")
+        return self.booster_.predict(self._features_of(X), num_iteration=self.best_iteration_ + 1).astype(np.float64)

@@ -49,12 +49,13 @@ from __future__ import annotations
 
 import importlib.util
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..checks import check_integer, check_real
 from ..data.ranking_data import RankingData
+from ._sklearn_api import RankerAPI, training_data
 from ._validation_metric import check_validation_metric
 
 
@@ -85,7 +86,7 @@ def _c_values(C) -> tuple[float, ...]:
 
 
 @dataclass
-class RankingSVM:
+class RankingSVM(RankerAPI):
     """Linear Ranking SVM with a fit/predict estimator API (see the module docstring)."""
 
     C: float | list = (0.0001, 0.001, 0.01, 0.1)
@@ -97,9 +98,9 @@ class RankingSVM:
     eval_convention: str = "letor4"
     random_state: int = 0
     n_threads: int = 1
-    fit_info_: dict = field(default_factory=dict, init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def _validate_params(self) -> None:
+        """Refuse a bad parameter, naming it (called by fit; __init__ stores the parameters unchanged)."""
         require_scikit_learn()
         _c_values(self.C)
         if self.loss not in LOSSES:
@@ -169,9 +170,13 @@ class RankingSVM:
         converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
         return model.coef_.ravel().astype(np.float64), int(np.max(model.n_iter_)), converged
 
-    def fit(self, train: RankingData, valid: RankingData | None = None, progress=None) -> RankingSVM:
+    def fit(self, X, y=None, qid=None, valid=None, progress=None) -> RankingSVM:
+        """Fit on ``train`` (RankingData; C chosen on ``valid``), or scikit-learn's way on arrays:
+        ``fit(X, y, qid=...)`` (``valid`` then a RankingData or ``(X, y, qid)``)."""
         from ..metrics import evaluate
 
+        train, valid = training_data(X, y, qid, valid)
+        self._validate_params()
         c_values = _c_values(self.C)
         if len(c_values) > 1 and valid is None:
             raise ValueError(f"C is a list {list(c_values)}: choosing among them needs a validation set")
@@ -203,6 +208,7 @@ class RankingSVM:
             best = fits[0]
         else:  # highest validation value; a tie goes to the smaller C
             best = max(fits, key=lambda f: (f["valid"], -f["C"]))
+        self.n_features_in_ = train.n_features
         self.coef_ = best["coef"]
         self.raw_coef_ = self.coef_ / self.scale_
         self.C_ = best["C"]
@@ -231,5 +237,7 @@ class RankingSVM:
         """``w . standardise(x)`` for the rows of ``X``."""
         return self._standardise(X) @ self.coef_
 
-    def predict(self, data: RankingData) -> np.ndarray:
-        return self.decision_values(data.X)
+    def predict(self, X) -> np.ndarray:
+        """``w . standardise(x)`` for RankingData or the rows of an array."""
+        self._fitted("coef_")
+        return self.decision_values(self._features_of(X))

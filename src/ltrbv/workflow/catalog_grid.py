@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import itertools
 
-from ..learners import LEARNER_KINDS
+from ..learners import LEARNER_KINDS, checked_learner
 from ..learners.bag import BAG_KIND, sorted_dict
 from ..study.catalog import QUANTITIES, RANDOM_RANKING, SECONDS_PER_TREE
 from . import paths
@@ -198,7 +198,7 @@ def _grid_value_problems(config: dict, key: str, entry: dict) -> list[str]:
         cls = LEARNER_KINDS[config["learners"][base]["kind"]]
         for combination in combinations:
             try:
-                cls(**{**config["learners"][base].get("params", {}), **combination})
+                checked_learner(cls, {**config["learners"][base].get("params", {}), **combination})
             except (TypeError, ValueError) as error:
                 found.append(f"{key}.grid: the combination {combination} of learner {base!r}: {error}")
     found += [f"{key}.sizes: {size} is more than the grid's {len(combinations)} combinations"

@@ -43,14 +43,23 @@ def _explicit_experiments(config: dict) -> None:
 
 
 def fill_defaults(config: dict, schema_dir: Path = SCHEMA_DIR) -> dict:
-    """Validate ``config`` against the schemas (snakemake.utils.validate), which fill in every default."""
-    from snakemake.utils import validate
+    """Validate ``config`` against the schemas, which fill in every default; ConfigError lists every problem,
+    one line each with its key path (:mod:`ltrbv.workflow.schema_errors`)."""
+    from .schema_errors import fill_schema_defaults, schema_problems
 
     _explicit_experiments(config)
-    validate(config, schema=str(schema_dir / MAIN_SCHEMA))
+    problems = schema_problems(config, schema_dir / MAIN_SCHEMA)
+    if problems:  # the sections' own schemas assume the main one passed
+        raise ConfigError("invalid config", problems)
+    fill_schema_defaults(config, schema_dir / MAIN_SCHEMA)
     for section in SECTIONS:
         if section.schema and section.key in config:
-            validate(config[section.key], schema=str(schema_dir / section.schema))
+            problems += schema_problems(config[section.key], schema_dir / section.schema, prefix=section.key)
+    if problems:
+        raise ConfigError("invalid config", problems)
+    for section in SECTIONS:
+        if section.schema and section.key in config:
+            fill_schema_defaults(config[section.key], schema_dir / section.schema)
     return config
 
 

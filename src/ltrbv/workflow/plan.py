@@ -97,7 +97,7 @@ def dry_run(configfiles: list[str], placeholders: bool = False, targets: tuple[s
         result = subprocess.run(command, capture_output=True, text=True)
         text = result.stdout + result.stderr
         if result.returncode != 0:
-            raise ValueError(f"the dry run failed:\n{text[-4000:]}")
+            raise ValueError(f"the dry run failed:\n{text.rstrip()}")
     jobs = [job for job in parse_jobs(text) if job.rule != "all"]
     return jobs, job_counts(text), text
 

@@ -10,7 +10,7 @@ import math
 
 import yaml
 
-from ..learners import LEARNER_KINDS
+from ..learners import LEARNER_KINDS, checked_learner
 
 
 def accepted_params(cls) -> set[str]:
@@ -36,7 +36,7 @@ def learner_problems(config: dict) -> list[str]:
                 )
                 continue
         try:
-            cls(**params)
+            checked_learner(cls, params)
         except (TypeError, ValueError) as error:
             problems.append(f"learners.{name}.params: {error}")
     return problems
@@ -56,7 +56,7 @@ def sweep_problems(config: dict, learners: list[str], param: str, values: list) 
             continue
         for value in values:
             try:
-                cls(**{**entry.get("params", {}), param: value})
+                checked_learner(cls, {**entry.get("params", {}), param: value})
             except (TypeError, ValueError) as error:
                 problems.append(f"biasvar.sweep.values: {value!r} for learner {name!r}: {error}")
     return problems

@@ -1,0 +1,128 @@
+"""The scikit-learn estimator API of the built-in learners, beside their RankingData API.
+
+A learner is a dataclass whose ``__init__`` stores its parameters unchanged; ``_validate_params()``
+refuses a bad value (called by ``fit``, and by the workflow's config check before any job).
+:class:`RankerAPI` adds what scikit-learn's tools need, without importing scikit-learn (a training job
+does not pay for it):
+
+* ``get_params`` / ``set_params`` (so ``sklearn.base.clone``, ``GridSearchCV`` and pipelines work);
+* ``fit(X, y, qid=...)``: ``qid`` is required, as XGBoost's ``XGBRanker`` and LightGBM's ``LGBMRanker``
+  require their groups: a ranker learns within queries, and rows without them have no ranking to learn.
+  The rows of a query must be contiguous (``GroupKFold`` keeps the row order, so its folds are);
+* ``predict(X)``: one score per row; ``n_features_in_`` is checked as scikit-learn checks it;
+* with ``sklearn.set_config(enable_metadata_routing=True)``, ``fit`` requests ``qid``, so that ``GridSearchCV`` and
+  ``cross_validate`` pass each fold its rows' query ids (and a scorer that requests ``qid`` gets them too: see
+  ``examples/grid_search_groupkfold.py``).  Without routing, ``GridSearchCV(...).fit(X, y, qid=qid)`` passes them
+  to ``fit`` alone.
+
+The RankingData forms ``fit(train, valid)`` and ``predict(data)`` are unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy import sparse
+
+from ..data.ranking_data import RankingData
+
+
+class NotFittedError(ValueError, AttributeError):
+    """``predict`` before ``fit`` (the bases of scikit-learn's own NotFittedError)."""
+
+
+def _arrays(X, y, qid, source: str) -> RankingData:
+    """RankingData from ``fit``'s arrays, refused with the messages scikit-learn's tools look for."""
+    from ..data.from_arrays import ranking_data
+
+    if y is None:
+        raise ValueError(f"this ranker requires y to be passed, but the target y is None ({source}: the relevance "
+                         "label of every row)")
+    if qid is None:
+        raise ValueError(f"{source}: qid is required, the query id of every row (a ranker learns within queries; "
+                         "its rows must be contiguous, as GroupKFold keeps them)")
+    X = _matrix(X)
+    if X.shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+    y = np.asarray(y)
+    if y.dtype.kind not in "iubf":
+        raise ValueError(f"Unknown label type: y must hold integer relevance labels, got dtype {y.dtype}")
+    return ranking_data(qid, y, X, source=source)
+
+
+def _matrix(X) -> np.ndarray:
+    """``X`` as a 2-D float32 array (what RankingData holds): no sparse, complex or 1-D input."""
+    if sparse.issparse(X):
+        raise TypeError("sparse input is not supported: pass a dense array (X.toarray())")
+    X = np.asarray(X)
+    if np.iscomplexobj(X):
+        raise ValueError("Complex data not supported")
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-D array (one row per document), got shape {X.shape}. Reshape your data "
+                         "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one row.")
+    return X.astype(np.float32)
+
+
+def training_data(X, y=None, qid=None, valid=None) -> tuple[RankingData, RankingData | None]:
+    """``(train, valid)`` from either form of ``fit``: ``fit(train, valid)`` with RankingData (``valid`` may come
+    second, as before), or ``fit(X, y, qid=...)`` with arrays (``valid`` a RankingData or ``(X, y, qid)``)."""
+    if isinstance(X, RankingData):
+        if qid is not None or not (y is None or isinstance(y, RankingData)):
+            raise TypeError("fit(train, valid) takes RankingData; arrays are fit(X, y, qid=...)")
+        if y is not None and valid is not None:
+            raise TypeError("the validation set is given twice")
+        return X, y if y is not None else valid
+    if valid is not None and not isinstance(valid, RankingData):
+        valid = _arrays(valid[0], valid[1], valid[2], "valid")
+    return _arrays(X, y, qid, "fit"), valid
+
+
+class RankerAPI:
+    """get_params / set_params / n_features_in_ and scikit-learn's tags for a learner dataclass."""
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+
+    def set_params(self, **params):
+        valid = self.get_params()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                                 f"Valid parameters are: {sorted(valid)!r}.")
+            setattr(self, name, value)
+        return self
+
+    def get_metadata_routing(self):
+        """With scikit-learn's metadata routing on, ``fit`` asks for ``qid`` (GridSearchCV passes each fold's)."""
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=self)
+        request.fit.add_request(param="qid", alias=True)
+        return request
+
+    def __sklearn_tags__(self):
+        from sklearn.base import BaseEstimator
+
+        tags = BaseEstimator.__sklearn_tags__(self)
+        tags.target_tags.required = True
+        tags.target_tags.one_d_labels = True
+        return tags
+
+    def _fitted(self, attribute: str) -> None:
+        if not hasattr(self, attribute):
+            try:  # scikit-learn's own class where it is installed (its tools catch that one)
+                from sklearn.exceptions import NotFittedError as error_class
+            except ImportError:
+                error_class = NotFittedError
+            raise error_class(f"This {type(self).__name__} instance is not fitted yet; call fit first.")
+
+    def _features_of(self, data) -> np.ndarray:
+        """The feature matrix of ``data`` (RankingData or a 2-D array), checked against ``n_features_in_``."""
+        X = data.X if isinstance(data, RankingData) else _matrix(data)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or infinite values")
+        return X
