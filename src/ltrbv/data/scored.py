@@ -87,13 +87,16 @@ def document_ids(path, data: RankingData) -> np.ndarray:
 
 
 def read_scored_inputs(data=None, scores=(), qrels=None, runs=(), data_option="--data", scores_option="--scores",
-                       ) -> ScoredInputs:
+                       same_documents: str | None = None) -> ScoredInputs:
     """As :func:`read_scored`, but TREC runs may be top-k runs (:func:`ltrbv.data.trec.read_trec_runs`), and
-    with the documents' ids."""
+    with the documents' ids.  ``same_documents``: the reason why every run must score every document (top-k
+    runs are then refused with it)."""
     if qrels is not None and runs and data is None and not scores:
-        from .trec import read_trec_runs
+        from .trec import read_trec_runs, require_same_documents
 
         read = read_trec_runs(qrels, runs)
+        if same_documents:
+            require_same_documents(read, runs, same_documents)
         return ScoredInputs(read.data, read.scores, list(runs), read.docids, read.retrieved)
     if qrels is not None or runs:
         read_scored(data, scores, qrels, runs, data_option, scores_option)  # refuses the mixed or half forms

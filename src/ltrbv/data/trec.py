@@ -238,7 +238,7 @@ def require_same_documents(runs: TrecRuns, run_paths, reason: str) -> None:
         missing = np.flatnonzero(~retrieved[rows])
         raise TrecFormatError(
             f"{path}: query {data.qids[q]} lacks {missing.size} of its {rows.stop - rows.start} documents (e.g. "
-            f"{runs.docids[rows][missing[0]]!r}); {reason}")
+            f"{str(runs.docids[rows][missing[0]])!r}); {reason}")
 
 
 def read_trec(qrels_path, run_paths) -> tuple[RankingData, np.ndarray]:
