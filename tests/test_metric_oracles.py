@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import json
 
+import ir_measures  # the test extra's (pyproject.toml): an oracle that is missing fails, never skips
 import numpy as np
 import pytest
+import pytrec_eval
 
 from conftest import MQ2008, require
 from ltrbv.cli import main
 from ltrbv.data.letor import read_letor
 from ltrbv.data.trec import read_docids
 from ltrbv.metrics import canonical_metric, evaluate
-
-ir_measures = pytest.importorskip("ir_measures")
-pytrec_eval = pytest.importorskip("pytrec_eval")
 
 # every accepted spelling -> the ir_measures measure it must equal
 SPELLINGS = {
@@ -210,6 +209,10 @@ def test_cli_top_k_runs_equal_pytrec_eval_and_biasvar_refuses_them(tmp_path, cap
     row = next(r for r in comparison["rows"] if r["system"] == "sys0" and r["metric"] == "nDCG@10")
     assert row["mean"] == pytest.approx(first["nDCG@10"], abs=1e-15)
     assert any("not ranked" in note for note in comparison["notes"])
+    # an LTR convention ranks every document: a top-k run is refused there, naming the convention to use
+    assert main(["evaluate", "--qrels", str(qrels), "--run", str(runs[0]), "--convention", "standard",
+                 "--metrics", "ndcg@10"]) == 2
+    assert "the standard convention ranks every document of a query" in capsys.readouterr().err
     # bias and variance need every model to score the same documents
     assert main(["biasvar", "--qrels", str(qrels), "--run", *map(str, runs), "--method", "twofold"]) == 2
     err = capsys.readouterr().err
