@@ -24,13 +24,13 @@ def main(seed=0):
     for penalty in (1.0, 3000.0):
         samples = [train.subset_queries(rng.choice(150, 95, replace=False)) for _ in range(10)]
         scores = np.stack([np.c_[test.X, np.ones(test.n_docs)] @ ridge(s, penalty) for s in samples])
-        studies[f"ridge-{penalty:g}"] = (scores, ltrbv.decompose(test, scores, "bootstrap", metrics=["nDCG"]))
+        studies[f"ridge-{penalty:g}"] = (scores, ltrbv.decompose(test, scores, "bootstrap", metrics=["ndcg"]))
     for name, (_, result) in studies.items():
         s = result.summary
         print(f"{name}: bias2 {s['bias2']:.4f}  variance {s['variance']:.5f}  "
               f"SRE {s['metrics']['ndcg']['sre']:.4f}  VRE {s['metrics']['ndcg']['vre']:.4f}")
     comparison = ltrbv.compare_scores(test, {n: sc.mean(axis=0) for n, (sc, _) in studies.items()},
-                                      metrics=["nDCG@10", "AP"])
+                                      metrics=["ndcg@10", "map"])
     print(comparison.table[["system", "metric", "mean", "difference", "p_t_adjusted", "wins", "losses"]])
     return studies, comparison
 

@@ -164,7 +164,7 @@ def test_biasvar_equals_the_loop_transcription_of_the_equations(tmp_path, method
     per_query_csv = tmp_path / "per_query.csv"
     code, out, err = run_cli("biasvar", "--data", data, "--method", method, "--scores", *score_paths,
                              "--metric", "ndcg", "--metric", "map,ndcg@10", "--resamples", 200,
-                             "--per-query", per_query_csv)
+                             "--per-query", per_query_csv, "--convention", "standard")
     assert code == 0, err
     report = json.loads(out)
     models = scores.tolist()
@@ -203,7 +203,7 @@ def test_positive_part_and_the_m_minus_1_factor_matter(tmp_path, method):
     lines, queries, labels, scores = random_study(rng, n_models=4)
     data, score_paths = write_study(tmp_path, lines, scores)
     code, out, err = run_cli("biasvar", "--data", data, "--method", method, "--scores", *score_paths,
-                             "--resamples", 50)
+                             "--resamples", 50, "--convention", "standard")
     assert code == 0, err
     vre = json.loads(out)["vre"]
     models = scores.tolist()

@@ -160,12 +160,13 @@ def test_compare_scores_evaluates_each_system_with_normalised_metric_names():
     data = ranking_data(qid, labels)
     good = labels + rng.normal(0, 1.0, qid.size)
     bad = rng.normal(0, 1.0, qid.size)
-    result = compare_scores(data, {"bad": bad, "good": good}, metrics=["nDCG@10", "AP", "P_5"], n_permutations=500)
-    assert result.metrics == ("ndcg@10", "map", "p@5") and result.baseline == "bad"
+    result = compare_scores(data, {"bad": bad, "good": good}, metrics=["ndcg_cut_10", "map", "P_5"],
+                            convention="trec_eval", n_permutations=500)
+    assert result.metrics == ("nDCG@10", "AP", "P@5") and result.baseline == "bad"
     from ltrbv.metrics import evaluate
 
-    expected = evaluate(good, labels, data.query_offsets, ["ndcg@10"])["ndcg@10"]
+    expected = evaluate(good, labels, data.query_offsets, ["nDCG@10"], convention="trec_eval")["nDCG@10"]
     table = result.table.set_index(["system", "metric"])
-    assert table.loc[("good", "ndcg@10"), "mean"] == pytest.approx(expected.mean())
-    assert table.loc[("good", "map"), "difference"] > 0 and table.loc[("good", "map"), "p_t_adjusted"] < 0.01
+    assert table.loc[("good", "nDCG@10"), "mean"] == pytest.approx(expected.mean())
+    assert table.loc[("good", "AP"), "difference"] > 0 and table.loc[("good", "AP"), "p_t_adjusted"] < 0.01
     assert list(result.per_query.index[:3]) == ["0", "1", "2"]

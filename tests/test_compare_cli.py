@@ -69,7 +69,7 @@ def test_compare_p_values_equal_scipy(source, synthetic_fold, tmp_path, capsys):
     reports = {}
     for correction in ("holm", "bh"):
         code, out, err = run(capsys, "compare", "--data", test_path, "--scores", *paths, "--metrics",
-                             "nDCG@10,AP,P_10", "--convention", "letor4", "--correction", correction,
+                             " ndcg@10,map,p@10", "--convention", "letor4", "--correction", correction,
                              "--permutations", 20000, "--json")
         assert code == 0, err
         reports[correction] = json.loads(out)
@@ -114,7 +114,8 @@ def test_compare_writes_table_csv_latex_and_plot(synthetic_fold, tmp_path, capsy
     paths = score_files(*synthetic_fold, tmp_path)
     outputs = {"csv": tmp_path / "out" / "cmp.csv", "latex": tmp_path / "cmp.tex", "plot": tmp_path / "cmp.png"}
     code, out, err = run(capsys, "compare", "--data", synthetic_fold[1], "--scores", *paths, "--baseline", "noisy",
-                         "--names", "lin,feat,noisy", "--metrics", "ndcg@10,ERR@10", "--correction", "bh",
+                         "--names", "lin,feat,noisy", "--metrics", "ndcg@10,err@10", "--correction", "bh",
+                         "--convention", "standard",
                          "--permutations", 500, "--csv", outputs["csv"], "--latex", outputs["latex"],
                          "--plot", outputs["plot"])
     assert code == 0, err
@@ -132,8 +133,12 @@ def test_compare_writes_table_csv_latex_and_plot(synthetic_fold, tmp_path, capsy
 
 @pytest.mark.parametrize("args, message", [
     (["--scores", "{a}"], "--scores needs at least 2 score files"),
-    (["--metrics", "ndcg@10,mrr"], "--metrics: unknown metric 'mrr'"),
-    (["--metrics", "map@10"], "--metrics: metric 'map@10': AP/MAP takes no cutoff"),
+    (["--metrics", "nDCG@10,mrr"], "--metrics: metric 'mrr' is ranx's name; under the trec_eval convention write "
+                                   "'RR'"),
+    (["--metrics", "ndcg@10"], "--metrics: metric 'ndcg@10' is ambiguous"),
+    (["--metrics", "nDCG@10", "--convention", "letor4"], "--metrics: metric 'nDCG@10' is trec_eval's"),
+    (["--metrics", "map@10"], "--metrics: unknown metric 'map@10'"),
+    (["--ties", "input-order"], "ties='input-order': the trec_eval convention orders tied scores as trec_eval"),
     (["--baseline", "nope"], "--baseline 'nope' is neither a system name"),
     (["--names", "x,y"], "--names: expected 3 comma-separated"),
     (["--names", "x,x,y"], "--names: names must be unique"),

@@ -249,7 +249,9 @@ def test_row_order_does_not_matter_without_ties(convention):
     # shuffle rows inside each query (a permutation that keeps queries contiguous)
     keys = query_index_of_rows(offsets) + rng.random(offsets[-1])
     perm = np.argsort(keys)
-    metrics = ("ndcg@10", "ndcg", "dcg@3", "err@10", "err", "map", "p@5")
+    metrics = ("ndcg@10", "ndcg", "dcg@3", "err@10", "err", "map", "p@5", "rr", "rr@3", "r@5")
+    if get_convention(convention).names == "trec_eval":
+        metrics = ("nDCG@10", "nDCG", "nDCG(dcg='exp-log2')@3", "ERR@10", "AP", "P@5", "RR", "RR@3", "R@5")
     a = evaluate(scores, labels, offsets, metrics, convention=convention)
     b = evaluate(scores[perm], labels[perm], offsets, metrics, convention=convention)
     for name in metrics:
@@ -259,25 +261,26 @@ def test_row_order_does_not_matter_without_ties(convention):
 # -- API contract ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, parsed", [
-    ("ndcg@10", ("ndcg", 10)), ("NDCG@5", ("ndcg", 5)), ("ndcg", ("ndcg", None)),
-    ("map", ("ap", None)), ("AP", ("ap", None)), ("err@20", ("err", 20)), ("err", ("err", None)),
-    ("p@5", ("p", 5)), ("P@10", ("p", 10)), ("dcg@10", ("dcg", 10)), ("dcg", ("dcg", None)),
+    ("ndcg@10", ("ndcg", 10)), ("ndcg@5", ("ndcg", 5)), ("ndcg", ("ndcg", None)),
+    ("map", ("ap", None)), ("err@20", ("err", 20)), ("err", ("err", None)),
+    ("p@5", ("p", 5)), ("dcg@10", ("dcg", 10)), ("dcg", ("dcg", None)), ("rr", ("rr", None)),
+    ("rr@10", ("rr", 10)), ("r@100", ("r", 100)),
 ])
 def test_parse_metric(name, parsed):
     assert parse_metric(name) == parsed
     assert parsed[0] in METRIC_KINDS
 
 
-@pytest.mark.parametrize("name", ["mrr", "ndcg@0", "ndcg@x", "p", "map@10", "ndcg@-1", ""])
+@pytest.mark.parametrize("name", ["ndcg@0", "ndcg@x", "p", "map@10", "ndcg@-1", "", "r", "foo"])
 def test_parse_metric_rejects_unknown_names_listing_known_ones(name):
-    with pytest.raises(ValueError, match="known: ndcg@k"):
+    with pytest.raises(ValueError, match="known under the LTR conventions' names: ndcg@k"):
         parse_metric(name)
 
 
 def test_evaluate_output_shape_dtype_and_keys():
     scores, labels, offsets = random_queries(1, n_queries=17)
-    got = evaluate(scores, labels.astype(np.int8), offsets, ("NDCG@10", "map", "err@3", "p@2"))
-    assert list(got) == ["NDCG@10", "map", "err@3", "p@2"]
+    got = evaluate(scores, labels.astype(np.int8), offsets, (" ndcg@10", "map", "err@3", "p@2", "rr", "r@3"))
+    assert list(got) == [" ndcg@10", "map", "err@3", "p@2", "rr", "r@3"]
     for values in got.values():
         assert values.dtype == np.float64 and values.shape == (17,)
         assert np.all((values >= 0) & (values <= 1))

@@ -50,18 +50,18 @@ def test_metrics_decomposition_and_compare_on_arrays():
     labels = np.array([2, 0, 1, 0, 0, 1, 0])
     data = ltrbv.ranking_data(qid, labels)
     perfect = labels.astype(float)
-    assert ltrbv.evaluate(perfect, data.labels, data.query_offsets, ["nDCG@10"])["nDCG@10"].tolist() == [1.0, 1.0]
+    assert ltrbv.evaluate(perfect, data.labels, data.query_offsets, ["ndcg@10"])["ndcg@10"].tolist() == [1.0, 1.0]
     models = np.stack([perfect, perfect[::-1], perfect + 0.5])
-    result = ltrbv.decompose(data, models, "bootstrap", metrics=["nDCG", "AP"], n_resamples=50)
+    result = ltrbv.decompose(data, models, "bootstrap", metrics=["ndcg", "map"], n_resamples=50)
     assert list(result.summary["metrics"]) == ["ndcg", "map"]
     mean_model = models.mean(axis=0)
     assert result.variance == pytest.approx(models.var(axis=0, ddof=1).mean())
     assert result.bias2 == pytest.approx(((mean_model - labels) ** 2).mean())
-    comparison = ltrbv.compare_scores(data, {"perfect": perfect, "reversed": -perfect}, metrics=["AP"],
+    comparison = ltrbv.compare_scores(data, {"perfect": perfect, "reversed": -perfect}, metrics=["map"],
                                       n_permutations=100)
     assert isinstance(comparison, ltrbv.Comparison)
     assert comparison.table.set_index("system").loc["reversed", "difference"] < 0
-    assert ltrbv.canonical_metric("P_10") == "p@10"
+    assert ltrbv.canonical_metric("P_10", "trec_eval") == "P@10"
 
 
 def test_import_ltrbv_is_cheap_and_exports_are_lazy():

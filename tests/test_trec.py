@@ -159,7 +159,7 @@ def test_cli_export_then_evaluate_and_biasvar_from_runs(tmp_path, capsys):
     a = output(["evaluate", str(path), str(score_files[0]), *common])
     b = output(["evaluate", "--qrels", str(tmp_path / "t.qrels"), "--run", str(run_files[0]), *common])
     assert a == b
-    args = ["--method", "twofold", "--metric", "ndcg,map", "--resamples", "200"]
+    args = ["--method", "twofold", "--metric", "ndcg,map", "--resamples", "200", "--convention", "standard"]
     a = output(["biasvar", "--data", str(path), "--scores", *map(str, score_files), *args])
     b = output(["biasvar", "--qrels", str(tmp_path / "t.qrels"), "--run", *map(str, run_files), *args])
     a.pop("data"), b.pop("data")

@@ -17,13 +17,15 @@ from pathlib import Path
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .data.scored import read_scored
+    from .data.scored import read_scored_inputs
     from .evaluation import per_query_table
     from .io import atomic_path, check_output_path
-    from .metrics import canonical_metrics
+    from .metrics import canonical_metrics, default_metrics, get_convention, parse_measure, resolve_ties
 
+    convention = get_convention(args.convention)
+    ties = resolve_ties(convention, args.ties)
     try:
-        metrics = canonical_metrics(args.metrics)
+        metrics = canonical_metrics(args.metrics or default_metrics(convention), convention)
     except ValueError as error:
         raise ValueError(f"--metrics: {error}") from None
     if (args.data_file is None) != (args.scores_file is None):
@@ -31,10 +33,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     inputs = [p for p in (args.data_file, args.scores_file, args.qrels, args.run) if p]
     if args.per_query:
         check_output_path(args.per_query, *inputs, option="--per-query")
-    data, matrix, _ = read_scored(args.data_file, [args.scores_file] if args.scores_file else [], args.qrels,
-                                  [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE")
-    scores = matrix[0]
-    table = per_query_table(data, scores, metrics, [args.convention], ties=args.ties)
+    inputs = read_scored_inputs(args.data_file, [args.scores_file] if args.scores_file else [], args.qrels,
+                                [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE")
+    data = inputs.data
+    retrieved = None if inputs.retrieved is None else inputs.retrieved[0]
+    table = per_query_table(data, inputs.scores[0], metrics, [convention.name], ties=ties, docids=inputs.docids,
+                            retrieved=retrieved)
     if args.per_query:
         wide = table.pivot(index="qid", columns="metric", values="value").reindex(data.qids)[metrics]
         with atomic_path(args.per_query) as tmp:
@@ -42,7 +46,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     means = table.groupby("metric", sort=False)["value"].mean()
     result = {metric: float(means[metric]) for metric in metrics}
     result["queries"] = data.n_queries
-    result["convention"] = args.convention
+    result["convention"] = convention.name
+    result["ties"] = ties
+    result["definitions"] = {metric: parse_measure(metric, convention).describe(convention) for metric in metrics}
+    if inputs.unretrieved_note():
+        result["unretrieved"] = inputs.unretrieved_note()
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
@@ -177,12 +185,17 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data_file", nargs="?", help="LETOR/SVMlight text file (or a parsed .npz cache)")
     ev.add_argument("scores_file", nargs="?", help="one score per line, in the data file's line order")
     ev.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of DATA_FILE SCORES_FILE")
-    ev.add_argument("--run", metavar="RUN", help="a TREC run ranking every judged document of every query")
-    ev.add_argument("--convention", default="letor4", help="standard, letor4, letor4-mslr or yahoo (default letor4)")
-    ev.add_argument("--metrics", default="ndcg@10,map", help="comma-separated, e.g. ndcg@10,ndcg,err@10,map,p@5 "
-                    "(also nDCG@10, ndcg_cut_10, P_10, AP; printed as ndcg@10, p@10, map)")
-    ev.add_argument("--ties", default="input-order", choices=["input-order", "expected"],
-                    help="order of documents with equal scores: input-order (the LETOR scripts' behaviour, default) or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
+    ev.add_argument("--run", metavar="RUN", help="a TREC run (top-k runs are scored as trec_eval scores them)")
+    ev.add_argument("--convention", default="trec_eval", help="trec_eval (default: trec_eval's and ir_measures' "
+                    "names and definitions), or an LTR convention: letor4, letor4-mslr, standard, yahoo")
+    ev.add_argument("--metrics", default=None, help="comma-separated names of the convention (see the README, "
+                    "'Metric conventions'): trec_eval: nDCG@10,AP,P@10,RR,R@100,ERR@10,\"nDCG(dcg='exp-log2')@10\" "
+                    "(default nDCG@10,AP); LTR conventions: ndcg@10,ndcg,err@10,map,p@5,rr,r@10 (default ndcg@10,map)")
+    ev.add_argument("--ties", default=None, choices=["input-order", "expected", "docid"],
+                    help="order of documents with equal scores (default: the convention's): docid (trec_eval's, by "
+                    "document id descending; the trec_eval convention's only order), input-order (the LETOR "
+                    "scripts') or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 "
+                    "eq. 11-13)")
     ev.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values")
     ev.set_defaults(func=_evaluate)
 

@@ -10,12 +10,15 @@ from .metrics import evaluate
 
 
 def per_query_table(
-    data: RankingData, scores: np.ndarray, metrics, conventions, ties: str = "input-order"
+    data: RankingData, scores: np.ndarray, metrics, conventions, ties: str | None = "input-order", docids=None,
+    retrieved=None,
 ) -> pd.DataFrame:
-    """Long table with columns qid, n_docs, convention, metric, value (one row per query x metric x convention)."""
+    """Long table with columns qid, n_docs, convention, metric, value (one row per query x metric x convention).
+    ``ties=None``: each convention's; ``docids``, ``retrieved``: see :func:`ltrbv.metrics.evaluate`."""
     frames = []
     for convention in conventions:
-        values = evaluate(scores, data.labels, data.query_offsets, metrics=metrics, convention=convention, ties=ties)
+        values = evaluate(scores, data.labels, data.query_offsets, metrics=metrics, convention=convention, ties=ties,
+                          docids=docids, retrieved=retrieved)
         for metric in metrics:
             frames.append(
                 pd.DataFrame(

@@ -8,24 +8,29 @@ import sys
 
 
 
-def _metric_list(values: list[str] | None) -> list[str]:
-    """The canonical names (``nDCG@10`` -> ``ndcg@10``) of the repeatable, comma-separated ``--metric``."""
-    from ..metrics import canonical_metrics
+def _metric_list(values: list[str] | None, convention) -> list[str]:
+    """The canonical names (trec_eval: ``ndcg_cut_10`` -> ``nDCG@10``) of the repeatable, comma-separated
+    ``--metric``, read in ``convention``'s namespace; default the untruncated NDCG (``nDCG`` or ``ndcg``)."""
+    from ..metrics import canonical_metrics, get_convention
 
-    names = [m for value in (values or ["ndcg"]) for m in value.split(",") if m.strip()] or ["ndcg"]
+    default = "nDCG" if get_convention(convention).names == "trec_eval" else "ndcg"
+    names = [m for value in (values or [default]) for m in value.split(",") if m.strip()] or [default]
     try:
-        return canonical_metrics(names)
+        return canonical_metrics(names, convention)
     except ValueError as error:
         raise ValueError(f"--metric: {error}") from None
 
 
 def _biasvar(args: argparse.Namespace) -> int:
-    from ..data.scored import read_scored
+    from ..data.scored import read_scored_inputs
     from ..io import atomic_path, check_output_path
+    from ..metrics import get_convention, parse_measure, resolve_ties
     from .decomposition import decompose
     from .listwise import check_listwise_metric
 
-    metrics = [check_listwise_metric(m) for m in _metric_list(args.metric)]
+    convention = get_convention(args.convention)
+    ties = resolve_ties(convention, args.ties)
+    metrics = [check_listwise_metric(m, convention) for m in _metric_list(args.metric, convention)]
     files = args.scores or args.run or []
     n_files = len(files)
     if n_files < 2:
@@ -37,10 +42,13 @@ def _biasvar(args: argparse.Namespace) -> int:
     if args.per_query:
         inputs = [p for p in (args.data, args.qrels) if p] + files
         check_output_path(args.per_query, *inputs, option="--per-query")
-    data, scores, _ = read_scored(args.data, args.scores, args.qrels, args.run)
-    result = decompose(data, scores, args.method, metrics=metrics, convention=args.convention,
-                       n_resamples=args.resamples, level=args.level, seed=args.seed, ties=args.ties,
-                       empty_queries=args.empty_queries)
+    inputs = read_scored_inputs(args.data, args.scores, args.qrels, args.run,
+                                same_documents="bias and variance compare each document's scores across models, "
+                                "so every run must score the same documents of every query")
+    data, scores = inputs.data, inputs.scores
+    result = decompose(data, scores, args.method, metrics=metrics, convention=convention,
+                       n_resamples=args.resamples, level=args.level, seed=args.seed, ties=ties,
+                       empty_queries=args.empty_queries, docids=inputs.docids)
     summary = result.summary
     first = summary["metrics"][metrics[0]]
     report = {"metric": metrics[0]}
@@ -51,7 +59,9 @@ def _biasvar(args: argparse.Namespace) -> int:
     # n_queries (all test queries) gives bias2/variance; the listwise numbers use only the queries kept by
     # --empty-queries (by default those with a relevant document)
     report["listwise_n_queries"] = first["n_queries"]
-    report["convention"] = args.convention
+    report["convention"] = convention.name
+    report["ties"] = ties
+    report["definitions"] = {metric: parse_measure(metric, convention).describe(convention) for metric in metrics}
     report["data"] = str(args.data or args.qrels)
     if args.per_query:
         with atomic_path(args.per_query) as tmp:
@@ -76,17 +86,20 @@ def add_parsers(sub) -> None:
                     "two-fold (eq. 7-8, 16-17; files in pairs 1a 1b 2a 2b ...)")
     bv.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of --data/--scores")
     bv.add_argument("--run", nargs="+", metavar="RUN", help="one TREC run per model (same order as --scores); "
-                    "every run must rank the same documents of every query")
+                    "every run must rank the same documents of every query (no top-k runs)")
     bv.add_argument("--scores", nargs="+", metavar="SCORES",
                     help="one score file per model, one score per line in the data file's line "
                     "order; for twofold the pairs in order 1a 1b 2a 2b ...")
     bv.add_argument("--metric", action="append", metavar="METRIC",
-                    help="ndcg (untruncated, default), ndcg@k or map (also nDCG@10, ndcg_cut_10, AP); "
-                    "repeatable or comma-separated; "
+                    help="names of the convention: nDCG (untruncated, default), nDCG@k, AP (trec_eval; also "
+                    "ndcg_cut_10, map) or ndcg, ndcg@k, map (the LTR conventions); repeatable or comma-separated; "
                     "the first one gives the top-level sre/vre/ranking_error")
-    bv.add_argument("--convention", default="standard", help="metric convention (default standard)")
-    bv.add_argument("--ties", default="input-order", choices=["input-order", "expected"],
-                    help="order of documents with equal scores: input-order (the LETOR scripts' behaviour, default) or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
+    bv.add_argument("--convention", default="trec_eval", help="trec_eval (default: trec_eval's and ir_measures' "
+                    "names and definitions), or an LTR convention: letor4, letor4-mslr, standard, yahoo")
+    bv.add_argument("--ties", default=None, choices=["input-order", "expected", "docid"],
+                    help="order of documents with equal scores (default: the convention's): docid (trec_eval's, the "
+                    "trec_eval convention's only order), input-order (the LETOR scripts') or expected (the mean over "
+                    "all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
     bv.add_argument("--empty-queries", default="exclude", choices=["exclude", "keep"],
                     help="queries without relevant documents: exclude from listwise means (default) "
                     "or keep them with the convention's metric value")

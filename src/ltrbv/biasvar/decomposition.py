@@ -108,8 +108,8 @@ def _per_query_mean(values: np.ndarray, query_offsets: np.ndarray) -> np.ndarray
 
 
 def decompose(data, scores, method: str, metrics=("ndcg",), convention="standard",
-              n_resamples: int = 1000, level: float = 0.95, seed=0, ties: str = "input-order",
-              empty_queries: str = "exclude") -> BiasVarianceResult:
+              n_resamples: int = 1000, level: float = 0.95, seed=0, ties: str | None = None,
+              empty_queries: str = "exclude", docids=None) -> BiasVarianceResult:
     """Pointwise and listwise bias-variance of R models' scores on one test set.
 
     ``data`` has ``labels``, ``query_offsets`` and ``qids`` (a :class:`~ltrbv.data.RankingData`);
@@ -117,7 +117,8 @@ def decompose(data, scores, method: str, metrics=("ndcg",), convention="standard
     R = B >= 2 models (eq. 5, 6, 14, 15); ``"twofold"``: R = 2J models ordered
     1a, 1b, 2a, 2b, ... (eq. 7, 8, 16, 17).  ``metrics``: ndcg (untruncated, the paper's),
     ndcg@k, map/ap under ``convention``, any spelling (results use the canonical one);
-    ``empty_queries``: see :mod:`ltrbv.biasvar.listwise`.
+    ``empty_queries``: see :mod:`ltrbv.biasvar.listwise`.  ``ties=None``: the convention's; ``docids`` (one
+    per document) order tied scores under the ``trec_eval`` convention.
     Intervals: percentile bootstrap over test queries (``n_resamples``, ``level``, ``seed``).
     """
     labels = np.asarray(data.labels)
@@ -132,11 +133,11 @@ def decompose(data, scores, method: str, metrics=("ndcg",), convention="standard
         metrics = (metrics,)
     if not metrics:
         raise ValueError("need at least one metric")
-    metrics = tuple(canonical_metrics(metrics))  # "nDCG" -> "ndcg", "AP" -> "map"
+    metrics = tuple(canonical_metrics(metrics, convention))  # " ndcg " -> "ndcg"; trec_eval: "map" -> "AP"
     grouped = grouped_scores(scores, method)
     bias2 = squared_bias_per_document(grouped, labels)
     variance = variance_per_document(grouped)
-    listwise = listwise_terms(scores, labels, offsets, method, metrics, convention, ties, empty_queries)
+    listwise = listwise_terms(scores, labels, offsets, method, metrics, convention, ties, empty_queries, docids)
 
     counts = query_resample_counts(offsets.size - 1, n_resamples, seed).astype(np.float64)  # one BLAS-ready copy
     sizes = np.diff(offsets)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics import evaluate, get_convention, parse_metric
+from ..metrics import evaluate, get_convention, parse_measure
 from ..metrics.ranking import query_index_of_rows, segment_sum
 from .models import grouped_scores
 
@@ -30,23 +30,25 @@ EMPTY_QUERY_TREATMENTS = ("exclude", "keep")
 QUANTITIES = ("sre", "vre", "vre_signed", "vre_absolute", "vre_squared", "ranking_error")
 
 
-def check_listwise_metric(metric: str) -> str:
-    """The metric name if it is one whose ideal value is 1 (NDCG, NDCG@k, AP/MAP), else ValueError."""
-    kind, _ = parse_metric(metric)
-    if kind not in LISTWISE_METRIC_KINDS:
+def check_listwise_metric(metric: str, convention=None) -> str:
+    """The metric name if it is one whose ideal value is 1 (NDCG, NDCG@k, AP/MAP; names of ``convention``'s
+    namespace, None: the LTR one), else ValueError."""
+    spec = parse_measure(metric, convention)
+    if spec.kind not in LISTWISE_METRIC_KINDS or (spec.kind == "ap" and spec.cutoff is not None):
+        use = "nDCG, nDCG@k or AP" if spec.namespace == "trec_eval" else "ndcg, ndcg@k or map"
         raise ValueError(
             f"metric {metric!r}: ranking error 1 - m needs a metric with ideal value 1; "
-            "use ndcg, ndcg@k or map"
+            f"use {use}"
         )
     return metric
 
 
 def per_query_metric_of_rows(score_rows, labels, query_offsets, metrics, convention="standard",
-                             ties="input-order") -> dict[str, np.ndarray]:
+                             ties=None, docids=None) -> dict[str, np.ndarray]:
     """Per-query metric of each row of ``score_rows`` (K, n_docs): ``{metric: (K, n_queries)}``.
 
     All K rankings are evaluated in one vectorised :func:`ltrbv.metrics.evaluate` call on
-    K stacked copies of the queries.
+    K stacked copies of the queries (``docids``, one per document: trec_eval's order of tied scores).
     """
     score_rows = np.asarray(score_rows, dtype=np.float64)
     offsets = np.asarray(query_offsets, dtype=np.int64)
@@ -56,19 +58,20 @@ def per_query_metric_of_rows(score_rows, labels, query_offsets, metrics, convent
          [n_rows * n_docs]]
     )
     values = evaluate(score_rows.ravel(), np.tile(np.asarray(labels), n_rows), stacked_offsets,
-                      tuple(metrics), convention=convention, ties=ties)
+                      tuple(metrics), convention=convention, ties=ties,
+                      docids=None if docids is None else np.tile(np.asarray(docids), n_rows))
     return {name: value.reshape(n_rows, offsets.size - 1) for name, value in values.items()}
 
 
 def queries_with_relevant(labels, query_offsets, metric: str, convention="standard") -> np.ndarray:
     """Boolean (n_queries,): does the query have a document that makes ``metric`` defined?
 
-    NDCG: a label > 0 (positive gain 2**l - 1); AP: a label >= ``convention.map_threshold``.
+    NDCG: a label > 0 (positive gain); AP: a label >= its ``rel=N`` or ``convention.map_threshold``.
     """
-    kind, _ = parse_metric(metric)
+    spec = parse_measure(metric, convention)
     labels = np.asarray(labels)
     offsets = np.asarray(query_offsets, dtype=np.int64)
-    threshold = get_convention(convention).map_threshold if kind == "ap" else 1
+    threshold = (spec.rel or get_convention(convention).map_threshold) if spec.kind == "ap" else 1
     relevant = (labels >= threshold).astype(np.float64)
     return segment_sum(relevant, query_index_of_rows(offsets), offsets.size - 1) > 0
 
@@ -138,8 +141,8 @@ class ListwiseTerms:
 
 
 def listwise_terms(scores, labels, query_offsets, method: str, metrics=("ndcg",),
-                   convention="standard", ties="input-order",
-                   empty_queries="exclude") -> dict[str, ListwiseTerms]:
+                   convention="standard", ties=None,
+                   empty_queries="exclude", docids=None) -> dict[str, ListwiseTerms]:
     """SRE, VRE, its rejected variants and the ranking error per query, for each metric.
 
     ``scores`` (R, n_docs) in row order; ``method`` "bootstrap" (eq. 14-15) or "twofold"
@@ -150,14 +153,14 @@ def listwise_terms(scores, labels, query_offsets, method: str, metrics=("ndcg",)
         raise ValueError(f"empty_queries must be one of {EMPTY_QUERY_TREATMENTS}, got {empty_queries!r}")
     if isinstance(metrics, str):
         metrics = (metrics,)
-    metrics = tuple(check_listwise_metric(m) for m in metrics)
+    metrics = tuple(check_listwise_metric(m, convention) for m in metrics)
     grouped = grouped_scores(scores, method)
     n_groups, n_per_group, n_docs = grouped.shape
     offsets = np.asarray(query_offsets, dtype=np.int64)
     if offsets[-1] != n_docs:
         raise ValueError(f"scores have {n_docs} documents but query_offsets end at {offsets[-1]}")
     rows = np.concatenate([grouped.mean(axis=1), grouped.reshape(-1, n_docs)])
-    per_row = per_query_metric_of_rows(rows, labels, offsets, metrics, convention, ties)
+    per_row = per_query_metric_of_rows(rows, labels, offsets, metrics, convention, ties, docids)
     out = {}
     for metric in metrics:
         systematic = per_row[metric][:n_groups]

@@ -68,30 +68,34 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _systems(args: argparse.Namespace, metrics: list[str], names: list[str]):
-    """(qids, {system: {metric: per-query values}}) of score files on a LETOR file, or of TREC runs."""
-    from ..data.scored import read_scored
+    """(qids, {system: {metric: per-query values}}, a note on unretrieved documents or None) of score files
+    on a LETOR file, or of TREC runs (top-k runs as trec_eval scores them)."""
+    from ..data.scored import read_scored_inputs
     from ..metrics import evaluate
 
-    data, matrix, _ = read_scored(args.data, args.scores, args.qrels, args.run)
+    inputs = read_scored_inputs(args.data, args.scores, args.qrels, args.run)
+    data = inputs.data
+    retrieved = [None] * len(names) if inputs.retrieved is None else inputs.retrieved
     per_query = {name: evaluate(scores, data.labels, data.query_offsets, metrics, convention=args.convention,
-                                ties=args.ties)
-                 for name, scores in zip(names, matrix)}
-    return data.qids, per_query
+                                ties=args.ties, docids=inputs.docids, retrieved=ranked)
+                 for name, scores, ranked in zip(names, inputs.scores, retrieved)}
+    return data.qids, per_query, inputs.unretrieved_note()
 
 
 def _compare(args: argparse.Namespace) -> int:
     from ..io import atomic_path, write_text
-    from ..metrics import canonical_metrics, get_convention
+    from ..metrics import canonical_metrics, default_metrics, get_convention, parse_measure, resolve_ties
     from .corrections import CORRECTIONS
     from .formats import latex, markdown
     from .systems import compare_per_query
 
     _check_numbers(args)
+    convention = get_convention(args.convention)
+    resolve_ties(convention, args.ties)
     try:
-        metrics = canonical_metrics(args.metrics)
+        metrics = canonical_metrics(args.metrics or default_metrics(convention), convention)
     except ValueError as error:
         raise ValueError(f"--metrics: {error}") from None
-    get_convention(args.convention)
     if args.correction not in CORRECTIONS:  # argparse's choices already refuse it; kept for callers of _compare
         raise ValueError(f"--correction {args.correction!r}: known {', '.join(CORRECTIONS)}")
     names = _names(_files(args), args.names)
@@ -102,13 +106,16 @@ def _compare(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError("the per-query difference plot needs matplotlib: pip install 'ltrbv[plots]'") from None
-    qids, per_query = _systems(args, metrics, names)
+    qids, per_query, unretrieved = _systems(args, metrics, names)
+    definitions = {metric: parse_measure(metric, convention).describe(convention) for metric in metrics}
     comparison = compare_per_query(per_query, qids=qids, baseline=baseline, correction=args.correction,
                                    level=args.level, n_resamples=args.resamples, n_permutations=args.permutations,
-                                   seed=args.seed, convention=args.convention)
+                                   seed=args.seed, convention=convention.name,
+                                   notes=(*definitions.values(), *([unretrieved] if unretrieved else [])))
     if args.csv:
         with atomic_path(args.csv) as tmp:
-            comparison.table.assign(correction=args.correction, convention=args.convention).to_csv(
+            comparison.table.assign(correction=args.correction, convention=convention.name,
+                                    definition=comparison.table["metric"].map(definitions)).to_csv(
                 tmp, index=False, float_format="%.6g")
     if args.latex:
         write_text(args.latex, latex(comparison, args.test))
@@ -137,16 +144,20 @@ def add_parsers(sub) -> None:
     cmp.add_argument("--scores", nargs="+", metavar="SCORES",
                      help="one score file per system, one score per line in the data file's line order")
     cmp.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of --data/--scores")
-    cmp.add_argument("--run", nargs="+", metavar="RUN", help="one TREC run per system; every run must rank the "
-                     "same documents of every query")
+    cmp.add_argument("--run", nargs="+", metavar="RUN", help="one TREC run per system (top-k runs are scored as "
+                     "trec_eval scores them)")
     cmp.add_argument("--names", metavar="A,B,...", help="system names (default: the score files' names)")
     cmp.add_argument("--baseline", metavar="NAME", help="system (name or score file) the others are compared "
                      "with (default: the first)")
-    cmp.add_argument("--metrics", default="ndcg@10,map", help="comma-separated, e.g. nDCG@10,P_10,AP,ERR@10 "
-                     "(default ndcg@10,map)")
-    cmp.add_argument("--convention", default="standard", help="standard (default), letor4, letor4-mslr or yahoo")
-    cmp.add_argument("--ties", default="input-order", choices=["input-order", "expected"],
-                    help="order of documents with equal scores: input-order (the LETOR scripts' behaviour, default) or expected (the mean over all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
+    cmp.add_argument("--metrics", default=None, help="comma-separated names of the convention, e.g. "
+                     "nDCG@10,P@10,AP,RR,R@100,ERR@10 (trec_eval, default nDCG@10,AP) or ndcg@10,map,p@10 (the "
+                     "LTR conventions, default ndcg@10,map); see the README, 'Metric conventions'")
+    cmp.add_argument("--convention", default="trec_eval", help="trec_eval (default: trec_eval's and ir_measures' "
+                     "names and definitions), or an LTR convention: letor4, letor4-mslr, standard, yahoo")
+    cmp.add_argument("--ties", default=None, choices=["input-order", "expected", "docid"],
+                    help="order of documents with equal scores (default: the convention's): docid (trec_eval's, the "
+                    "trec_eval convention's only order), input-order (the LETOR scripts') or expected (the mean over "
+                    "all orders of tied documents, Ibrahim & Carman 2016 eq. 11-13)")
     cmp.add_argument("--correction", default="holm", choices=list(CORRECTIONS),
                      help="over the comparisons of each metric: holm (default), bh (Benjamini-Hochberg) or none")
     cmp.add_argument("--test", default="t", choices=["t", "randomisation"],

@@ -31,7 +31,7 @@ def describe(comparison, test: str = "t") -> str:
             f"resamples). Two-sided paired t-test and paired randomisation test ({comparison.n_permutations} "
             f"sign flips), {CORRECTION_NAMES[comparison.correction]} over the {n_compared} comparison(s) of each "
             f"metric; markers by the adjusted {TEST_NAMES[test]}: `*` p < 0.05, `**` p < 0.01, `†` worse than "
-            "the baseline.")
+            "the baseline." + "".join(f" {note}." for note in comparison.notes))
 
 
 def markdown(comparison, test: str = "t") -> str:
@@ -85,6 +85,7 @@ def latex(comparison, test: str = "t") -> str:
     caption = (_latex_escape(settings)
                + rf" Markers: {CORRECTION_NAMES[comparison.correction]} two-sided {TEST_NAMES[test]} against "
                rf"{_latex_escape(comparison.baseline)}, $^{{*}}$ $p<0.05$, $^{{**}}$ $p<0.01$, "
-               r"$^{\dagger}$ worse than the baseline.")
+               r"$^{\dagger}$ worse than the baseline."
+               + "".join(f" {_latex_escape(note)}." for note in comparison.notes))
     lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{caption}}}", r"\end{table}"]
     return "\n".join(lines) + "\n"

@@ -50,11 +50,13 @@ class Comparison:
     n_resamples: int
     n_permutations: int
     convention: str | None = None
+    notes: tuple[str, ...] = ()  # what each metric means (its gain) and how unretrieved documents count
 
     def to_dict(self) -> dict:
         """JSON-serialisable: the settings and one record per (system, metric); nan becomes None."""
         records = self.table.astype(object).where(self.table.notna(), None).to_dict(orient="records")
-        return {"baseline": self.baseline, "correction": self.correction, "convention": self.convention,
+        notes = {"notes": list(self.notes)} if self.notes else {}
+        return {"baseline": self.baseline, "correction": self.correction, "convention": self.convention, **notes,
                 "ci_level": self.level, "ci_resamples": self.n_resamples, "permutations": self.n_permutations,
                 "systems": list(self.systems), "metrics": list(self.metrics), "rows": records}
 
@@ -98,7 +100,8 @@ def _per_query_frame(per_query: Mapping, systems, metrics, qids) -> pd.DataFrame
 
 def compare_per_query(per_query: Mapping[str, Mapping[str, Sequence[float]]], qids=None, baseline=None,
                       correction: str = "holm", level: float = 0.95, n_resamples: int = 1000,
-                      n_permutations: int = 10000, seed: int = 0, convention: str | None = None) -> Comparison:
+                      n_permutations: int = 10000, seed: int = 0, convention: str | None = None,
+                      notes=()) -> Comparison:
     """Compare systems from their per-query metric values ``{system: {metric: values}}`` (same queries,
     same order, for every system; metric names as given, so any measure can be compared).  ``baseline``
     defaults to the first system."""
@@ -134,18 +137,18 @@ def compare_per_query(per_query: Mapping[str, Mapping[str, Sequence[float]]], qi
         table[column] = table[column].astype("Int64")
     return Comparison(table=table, per_query=frame, systems=tuple(systems), metrics=tuple(metrics),
                       baseline=baseline, correction=correction, level=level, n_resamples=n_resamples,
-                      n_permutations=n_permutations, convention=convention)
+                      n_permutations=n_permutations, convention=convention, notes=tuple(notes))
 
 
 def compare_scores(data, scores: Mapping[str, np.ndarray] | Sequence[np.ndarray], metrics=("ndcg@10", "map"),
-                   convention: str = "standard", ties: str = "input-order", **options) -> Comparison:
+                   convention: str = "standard", ties: str | None = None, **options) -> Comparison:
     """Compare score arrays on one data set: ``data`` is a RankingData (or anything with ``labels``,
     ``query_offsets`` and ``qids``); ``scores`` maps system names to score arrays in ``data``'s row order
     (a list is named ``system1``, ``system2``, ...).  Metric names are normalised
     (``nDCG@10`` -> ``ndcg@10``); ``options`` go to :func:`compare_per_query`."""
     if not isinstance(scores, Mapping):
         scores = {f"system{i}": s for i, s in enumerate(scores, start=1)}
-    metrics = canonical_metrics(metrics)
+    metrics = canonical_metrics(metrics, convention)
     per_query = {name: evaluate(values, data.labels, data.query_offsets, metrics, convention=convention, ties=ties)
                  for name, values in scores.items()}
     return compare_per_query(per_query, qids=data.qids, convention=getattr(convention, "name", str(convention)),

@@ -6,6 +6,7 @@ models' scores, one row per model, in the data's row order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,3 +51,54 @@ def read_scored(data=None, scores=(), qrels=None, runs=(), data_option="--data",
     ranking = read_data_file(data)
     matrix = np.stack([ranking.from_file_order(read_scores(path, n_expected=ranking.n_docs)) for path in scores])
     return ranking, matrix, scores
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredInputs:
+    """The inputs of ``ltrbv evaluate`` and ``ltrbv compare``: the data, the scores (n_models, n_docs, row
+    order; nan where a run does not retrieve a document), the score or run files, every document's id
+    (``#docid = ...`` of a LETOR file, ``L<line>`` where a line has none, the run's for TREC input: trec_eval
+    orders tied scores by them) and ``retrieved`` (None: every model scores every document)."""
+
+    data: RankingData
+    scores: np.ndarray
+    files: list
+    docids: np.ndarray
+    retrieved: np.ndarray | None = None
+
+    def unretrieved_note(self) -> str | None:
+        """A sentence on the documents the runs do not retrieve, None if every run retrieves every one."""
+        if self.retrieved is None or self.retrieved.all():
+            return None
+        counts = ", ".join(f"{Path(f).name} {int(n)}" for f, n in zip(self.files, (~self.retrieved).sum(axis=1)))
+        return (f"judged documents a run does not retrieve ({counts} of {self.data.n_docs}) are handled as trec_eval "
+                "handles them: not ranked, counted among the relevant documents of AP and R@k and in nDCG's ideal "
+                "DCG")
+
+
+def document_ids(path, data: RankingData) -> np.ndarray:
+    """Row-order document ids of a data file: its ``#docid = ...`` comments (``L<line>`` where a line has
+    none); ``L<line>`` for a parsed ``.npz`` cache (it keeps no comments), as ``ltrbv export-trec`` writes."""
+    from .trec import read_docids
+
+    if Path(path).suffix == ".npz":
+        return np.char.add("L", data.line_numbers.astype(str))
+    return data.from_file_order(read_docids(path))
+
+
+def read_scored_inputs(data=None, scores=(), qrels=None, runs=(), data_option="--data", scores_option="--scores",
+                       same_documents: str | None = None) -> ScoredInputs:
+    """As :func:`read_scored`, but TREC runs may be top-k runs (:func:`ltrbv.data.trec.read_trec_runs`), and
+    with the documents' ids.  ``same_documents``: the reason why every run must score every document (top-k
+    runs are then refused with it)."""
+    if qrels is not None and runs and data is None and not scores:
+        from .trec import read_trec_runs, require_same_documents
+
+        read = read_trec_runs(qrels, runs)
+        if same_documents:
+            require_same_documents(read, runs, same_documents)
+        return ScoredInputs(read.data, read.scores, list(runs), read.docids, read.retrieved)
+    if qrels is not None or runs:
+        read_scored(data, scores, qrels, runs, data_option, scores_option)  # refuses the mixed or half forms
+    ranking, matrix, files = read_scored(data, scores, qrels, runs, data_option, scores_option)
+    return ScoredInputs(ranking, matrix, files, document_ids(data, ranking))

@@ -4,11 +4,16 @@ A **run** line is ``qid Q0 docid rank score tag``; a **qrels** line is ``qid 0 d
 come from the LETOR comment ``#docid = ...`` (LETOR 4.0, MSLR with ids) or, where a line has none, are
 ``L<line number>`` of the data file, so a run written here can be read back against the same file.
 
-Reading runs for the reducers (:func:`read_trec`) is strict, because the reducers need the *same*
-documents scored by every model: each query of the qrels must be scored by every run on exactly the same
-documents.  Documents a run retrieved that the qrels do not judge count as not relevant (label 0), as in
-trec_eval; a judged document missing from a run, a run that scores a query the qrels do not have, a
-document listed twice, a non-finite score are refused naming the file and line (or the query and document).
+Reading runs (:func:`read_trec_runs`) takes top-k runs as trec_eval does: per query, the documents are those
+of the qrels and those any run retrieved; a document a run does not retrieve is marked so (``retrieved``) and
+the metrics (the ``trec_eval`` convention) do not rank it but count it in the denominators.  Documents a run
+retrieved that the qrels do not judge count as not relevant (label 0), as in trec_eval.  A run that scores a
+query the qrels do not have, or none of a qrels query's documents, a document listed twice, a non-finite score
+are refused naming the file and line (or the query and document).
+
+:func:`read_trec` is the strict form for the reducers that need the *same* documents scored by every model
+(bias and variance compare each document's scores across models): each query of the qrels must be scored by
+every run on exactly the same documents.
 
 What a run can give: every metric and listwise quantity (SRE, VRE, ranking error, Zhang et al.'s
 decomposition) needs only the ranking of the documents of each query, so runs suffice when every run
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +43,12 @@ class TrecFormatError(ValueError):
 
 def _data_lines(path):
     """(line number, text) of the data lines of a LETOR text file (blank and comment-only lines skipped)."""
-    with open(path, encoding="utf-8", errors="backslashreplace") as handle:
+    import gzip
+
+    with open(path, "rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"  # gzip, detected as read_letor detects it
+    opener = gzip.open if compressed else open
+    with opener(path, "rt", encoding="utf-8", errors="backslashreplace") as handle:
         for number, line in enumerate(handle, start=1):
             stripped = line.strip()
             if stripped and not stripped.startswith("#"):
@@ -153,11 +164,31 @@ def read_run(path) -> dict[str, dict[str, float]]:
     return _read_table(path, "qid Q0 docid rank score tag", 4, _score, "run")
 
 
-def read_trec(qrels_path, run_paths) -> tuple[RankingData, np.ndarray]:
-    """The qrels' queries as a RankingData (no features) and the runs' scores, shape (n_runs, n_docs).
+@dataclass(frozen=True, eq=False)
+class TrecRuns:
+    """Runs read against qrels: the queries (``data``, no features), the documents' ids (row order), the
+    scores (n_runs, n_docs; nan where a run does not retrieve the document) and ``retrieved`` (bool, same
+    shape)."""
 
-    Documents per query: those of the qrels, then those the runs retrieved unjudged (label 0), in order
-    of first appearance.  Every run must score every one of them (see the module docstring)."""
+    data: RankingData
+    docids: np.ndarray
+    scores: np.ndarray
+    retrieved: np.ndarray
+
+    @property
+    def top_k(self) -> bool:
+        """Whether some run does not retrieve some document of its queries."""
+        return not bool(self.retrieved.all())
+
+    def unretrieved_counts(self) -> np.ndarray:
+        """Documents each run does not retrieve, shape (n_runs,)."""
+        return (~self.retrieved).sum(axis=1)
+
+
+def read_trec_runs(qrels_path, run_paths) -> TrecRuns:
+    """The qrels' queries and the runs' scores.  Documents per query: those of the qrels, then those the runs
+    retrieved unjudged (label 0), in order of first appearance; a run need not retrieve every one of them
+    (a top-k run), but must retrieve some document of every qrels query."""
     qrels = read_qrels(qrels_path)
     runs = [(Path(p), read_run(p)) for p in run_paths]
     if not runs:
@@ -167,30 +198,53 @@ def read_trec(qrels_path, run_paths) -> tuple[RankingData, np.ndarray]:
         if extra:
             raise TrecFormatError(f"{path}: query {extra[0]} is not in the qrels {qrels_path} "
                                   f"({len(extra)} such queries); score the qrels' queries only")
+        absent = [qid for qid in qrels if qid not in run]
+        if absent:
+            raise TrecFormatError(f"{path}: query {absent[0]} of the qrels is not in the run ({len(absent)} such "
+                                  "queries); trec_eval would average over the run's queries only (or count them "
+                                  "as 0 with -c): give runs of the same queries")
     labels, offsets, rows_of = [], [0], []
     for qid, judged in qrels.items():
         docs = dict(judged)
         for _, run in runs:
-            for docid in run.get(qid, {}):
+            for docid in run[qid]:
                 docs.setdefault(docid, 0)
-        for path, run in runs:
-            scored = run.get(qid, {})
-            missing = [d for d in docs if d not in scored]
-            if missing:
-                raise TrecFormatError(
-                    f"{path}: query {qid} lacks {len(missing)} of its {len(docs)} documents (e.g. {missing[0]!r}); "
-                    "the reducers need every run to score the same documents of every query")
         rows_of.append(list(docs))
         labels.extend(docs.values())
         offsets.append(offsets[-1] + len(docs))
     n_docs = offsets[-1]
-    scores = np.empty((len(runs), n_docs))
+    scores = np.full((len(runs), n_docs), np.nan)
     for r, (_, run) in enumerate(runs):
-        scores[r] = [run[qid][d] for qid, docs in zip(qrels, rows_of) for d in docs]
+        scores[r] = [run[qid].get(d, np.nan) for qid, docs in zip(qrels, rows_of) for d in docs]
     labels = np.asarray(labels, dtype=np.int64)
     if labels.max() > 127:
         raise TrecFormatError(f"{qrels_path}: a label above 127; qrels hold relevance grades (0, 1, 2, ...)")
     data = RankingData(X=np.zeros((n_docs, 0), dtype=np.float32), labels=labels.astype(np.int8),
                        query_offsets=np.asarray(offsets, dtype=np.int64), qids=np.asarray(list(qrels), dtype=str),
                        line_numbers=np.arange(1, n_docs + 1, dtype=np.int64), source=str(qrels_path))
-    return data, scores
+    docids = np.asarray([d for docs in rows_of for d in docs], dtype=str)
+    return TrecRuns(data=data, docids=docids, scores=scores, retrieved=~np.isnan(scores))
+
+
+def require_same_documents(runs: TrecRuns, run_paths, reason: str) -> None:
+    """Refuse top-k runs where every run must score every document (``reason`` says why), naming the run,
+    the query and a document."""
+    for path, retrieved in zip(run_paths, runs.retrieved):
+        if retrieved.all():
+            continue
+        data = runs.data
+        q = int(np.searchsorted(data.query_offsets, np.flatnonzero(~retrieved)[0], side="right") - 1)
+        rows = slice(data.query_offsets[q], data.query_offsets[q + 1])
+        missing = np.flatnonzero(~retrieved[rows])
+        raise TrecFormatError(
+            f"{path}: query {data.qids[q]} lacks {missing.size} of its {rows.stop - rows.start} documents (e.g. "
+            f"{str(runs.docids[rows][missing[0]])!r}); {reason}")
+
+
+def read_trec(qrels_path, run_paths) -> tuple[RankingData, np.ndarray]:
+    """The qrels' queries as a RankingData (no features) and the runs' scores, shape (n_runs, n_docs), where
+    every run scores every document of its queries (the strict form, see the module docstring)."""
+    runs = read_trec_runs(qrels_path, run_paths)
+    require_same_documents(runs, run_paths, "the reducers need every run to score the same documents of every "
+                           "query")
+    return runs.data, runs.scores

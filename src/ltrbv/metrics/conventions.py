@@ -1,8 +1,18 @@
 """Named metric conventions: the small choices that make two "NDCG@10"s differ.
 
-Every convention uses the exponential gain ``2**label - 1`` (the LETOR 4.0
+``trec_eval`` (the command line's default) is trec_eval's and ir_measures': metric names are theirs
+(``nDCG@10``, ``AP``, ``P@10``, ``RR``, ``R@100``, ``ERR@10``; :mod:`ltrbv.metrics.names`) and so are the
+definitions: the gain is the name's (the label for ``nDCG``, ``2**label - 1`` for
+``nDCG(dcg='exp-log2')`` and ERR), discount ``1/log2(r+1)``, relevant iff label >= 1 (or ``rel=N``), ERR's
+``R = (2**label - 1) / 16`` (gdeval), tied scores ordered by document id, descending (trec_eval and gdeval
+sort by score, then docno, both descending), and a judged document the run does not retrieve is not ranked
+but counts in the denominators (AP's and recall's relevant documents, nDCG's ideal DCG).
+
+The LTR conventions below (the workflow's) use the names of the LETOR scripts (``ndcg@10``, ``map``,
+``p@10``, ...) and the exponential gain ``2**label - 1`` (the LETOR 4.0
 table 0/1/3 for labels 0/1/2 and the MSLR table 7/15 for labels 3/4 are the
-same numbers).  What differs is captured by the fields of :class:`Convention`:
+same numbers); they rank every document of a query.  What differs is captured by the fields of
+:class:`Convention`:
 
 =============  ==========  =========  ===========  ==========  ==============  =========
 name           discount    empty NDCG  NDCG@k n<k   AP/P@k rel  empty AP        ERR grade
@@ -11,6 +21,7 @@ standard       log2(r+1)   0.0        normal       label >= 1  0.0             4
 letor4         letor4      0.0        0.0          label >= 1  0.0             2
 letor4-mslr    letor4      0.0        0.0          label >= 2  0.0             4
 yahoo          log2(r+1)   0.0        normal       label >= 1  0.0             4
+trec_eval      log2(r+1)   0.0        normal       label >= 1  0.0             4
 =============  ==========  =========  ===========  ==========  ==============  =========
 
 * ``log2(r+1)``: discount ``1/log2(r + 1)`` at 1-based rank ``r``.
@@ -44,6 +55,7 @@ import math
 from dataclasses import dataclass
 
 DISCOUNTS = ("log2(r+1)", "letor4")
+NAMESPACES = ("ltr", "trec_eval")
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,8 @@ class Convention:
     map_threshold: int = 1
     empty_query_ap: float = 0.0
     max_grade: int = 4
+    names: str = "ltr"  # the namespace of metric names (ltrbv.metrics.names): "ltr" or "trec_eval"
+    ties: str = "input-order"  # the order of tied scores when none is asked for (ltrbv.metrics.ranking)
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -67,6 +81,8 @@ class Convention:
             value = float(getattr(self, field_name))
             if not (math.isnan(value) or value in (0.0, 1.0)):
                 raise ValueError(f"{field_name} must be 0.0, 1.0 or nan, got {value!r}")
+        if self.names not in NAMESPACES:
+            raise ValueError(f"unknown metric namespace {self.names!r}; known: {', '.join(NAMESPACES)}")
         if self.max_grade < 1:
             raise ValueError(f"max_grade must be >= 1, got {self.max_grade}")
         if self.map_threshold < 1:
@@ -98,6 +114,13 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="yahoo",
             description="Chapelle & Chang 2011: ERR with R = (2^l-1)/16, NDCG as standard",
+        ),
+        Convention(
+            name="trec_eval",
+            names="trec_eval",
+            ties="docid",
+            description="trec_eval / ir_measures: their names and definitions (nDCG@k gain = label), ties by "
+            "document id descending, unretrieved judged documents count in the denominators",
         ),
     )
 }

@@ -13,6 +13,12 @@ Tie treatments
                    (Ibrahim & Carman 2016, eq. 11-13); inside a tie group the
                    documents are sorted by descending label, which no expected
                    value depends on but which the ERR kernel uses.
+``"docid"``        tied scores ordered by document id, descending (string order), as
+                   trec_eval and gdeval sort a run (the ``trec_eval`` convention's).
+
+Documents a run does not retrieve (``retrieved`` False) are placed below every retrieved
+one of their query; the measures give them no rank weight but count them where trec_eval
+does (relevant documents of AP and recall, the ideal DCG).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-TIE_TREATMENTS = ("input-order", "expected")
+TIE_TREATMENTS = ("input-order", "expected", "docid")
 
 
 def query_index_of_rows(query_offsets: np.ndarray) -> np.ndarray:
@@ -88,31 +94,69 @@ def descending_order_within_queries(keys: np.ndarray, query_offsets: np.ndarray)
     return np.lexsort((-keys.astype(np.float64), query_index))
 
 
+def docid_descending_rows(docids: np.ndarray, query_offsets: np.ndarray) -> np.ndarray:
+    """Row order putting each query's rows in descending document-id order (code-point order, as trec_eval's
+    ``strcmp`` and gdeval's ``lt``); a document id given twice in a query raises ValueError."""
+    codes = np.unique(np.asarray(docids, dtype=str), return_inverse=True)[1].reshape(-1).astype(np.int64)
+    query_index = query_index_of_rows(query_offsets)
+    order = np.lexsort((-codes, query_index))
+    same = (codes[order][1:] == codes[order][:-1]) & (query_index[order][1:] == query_index[order][:-1])
+    if same.any():
+        row = order[1:][same][0]
+        raise ValueError(f"document id {str(np.asarray(docids)[row])!r} appears twice in query number "
+                         f"{int(query_index[row]) + 1}; tied scores are ordered by document id")
+    return order
+
+
+def _has_ties(sorted_keys: np.ndarray, query_index: np.ndarray) -> bool:
+    return bool(np.any((sorted_keys[1:] == sorted_keys[:-1]) & (query_index[1:] == query_index[:-1])
+                       & np.isfinite(sorted_keys[1:])))
+
+
 class RankedQueries:
     """Documents of all queries sorted by descending score, plus per-position rank data.
 
     All per-position arrays are in *sorted* order: position ``p`` of query ``q`` lies in
     ``query_offsets[q]:query_offsets[q+1]`` and holds the document of 1-based rank
     ``rank[p]``.  Expensive pieces are computed on first use and shared by all metrics.
+
+    ``ties="docid"`` needs ``docids`` (one per row) where scores tie within a query.  ``retrieved``
+    (bool per row, None: all) marks the documents a run ranks; the others go below them.
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray, query_offsets: np.ndarray,
-                 ties: str = "input-order") -> None:
+                 ties: str = "input-order", docids: np.ndarray | None = None,
+                 retrieved: np.ndarray | None = None) -> None:
         if ties not in TIE_TREATMENTS:
             raise ValueError(f"unknown ties treatment {ties!r}; known: {', '.join(TIE_TREATMENTS)}")
+        if retrieved is not None and ties == "expected" and not retrieved.all():
+            raise ValueError("ties='expected' needs every document ranked (a run that does not retrieve some)")
         self.ties = ties
         self.query_offsets = query_offsets
         self.sizes = np.diff(query_offsets)
         self.n_queries = int(self.sizes.size)
         self.query_index = query_index_of_rows(query_offsets)
-        if ties == "input-order":
-            self.order = descending_order_within_queries(scores, query_offsets)
-        else:  # by (score, label), both descending: labels only order each tie group
+        keys = scores if retrieved is None else np.where(retrieved, scores, -np.inf)
+        if ties == "expected":  # by (score, label), both descending: labels only order each tie group
             by_label = descending_order_within_queries(labels, query_offsets)
-            self.order = by_label[descending_order_within_queries(scores[by_label], query_offsets)]
-        self.sorted_scores = scores[self.order]
+            self.order = by_label[descending_order_within_queries(keys[by_label], query_offsets)]
+        elif ties == "docid" and docids is not None:
+            by_docid = docid_descending_rows(docids, query_offsets)
+            self.order = by_docid[descending_order_within_queries(keys[by_docid], query_offsets)]
+        else:
+            self.order = descending_order_within_queries(keys, query_offsets)
+            if ties == "docid" and _has_ties(keys[self.order], self.query_index):
+                raise ValueError("scores tie within a query and no document ids were given: trec_eval orders "
+                                 "tied scores by document id (pass docids)")
+        self.sorted_scores = keys[self.order]
         self.sorted_labels = labels[self.order]
+        self.sorted_retrieved = None if retrieved is None else retrieved[self.order].astype(np.float64)
         self._unsorted_labels = labels
+
+    @property
+    def in_order(self) -> bool:
+        """Whether every document has one rank (ties broken by row order or document id, not averaged)."""
+        return self.ties != "expected"
 
     @cached_property
     def max_size(self) -> int:
@@ -182,7 +226,7 @@ class RankedQueries:
         ``sum_d gain(d) * mean_disc(ties(d))`` computed here.
         """
         limit = self.max_size if k is None else min(k, self.max_size)
-        if self.ties == "input-order":
+        if self.in_order:
             weights = table[self.rank]
             if limit < self.max_size:
                 weights = np.where(self.rank <= limit, weights, 0.0)
