@@ -95,7 +95,8 @@ class RankingForest:
     Parameters follow the paper: ``n_estimators`` trees (500), ``subsample``
     fraction of training queries per tree without replacement (0.63; RF-x-S5
     uses 0.05), ``max_features`` K per node (None: floor(log2 M) + 1),
-    ``min_samples_leaf`` n_min (1: unpruned).  Listwise options: ``discount``
+    ``min_samples_split`` n_min, the paper's "minimum # instances needed to split a node" (2:
+    unpruned; Figs. 6 and 8), and ``min_samples_leaf`` the smallest leaf (1).  Listwise options: ``discount``
     (``log2``, ``log-power`` with ``discount_power`` alpha, eq. 14,
     ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k), and
     ``listwise_objective`` (``ndcg``; ``ndcg-printed``, Algorithm 4 as printed; or ``err``: expected

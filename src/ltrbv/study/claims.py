@@ -162,6 +162,22 @@ def similar_test(a, b, margin: float, level: float = 0.95) -> Tested:
                   p_beyond=p_beyond)
 
 
+def weighted_difference_test(first, last, weights, direction: int, ci: tuple[float, float]) -> Tested:
+    """``last - first`` of two weighted means over the same queries (weights: a query's documents, or 1 where
+    both values are defined, 0 elsewhere), in the claimed ``direction`` (+1 rises, -1 falls): a t-test over the
+    queries of weight > 0 on the linearised per-query contributions ``w_q (d_q - D) / mean(w)`` (with unit
+    weights, the paired t-test).  ``ci``: the difference's interval (e.g. a query bootstrap), unsigned."""
+    first, last, weights = (np.asarray(x, dtype=np.float64) for x in (first, last, weights))
+    used = weights > 0
+    d, w = (last - first)[used], weights[used]
+    difference = float((w * d).sum() / w.sum())
+    z = w * (d - difference) / w.mean()
+    se, n = _se(z), int(used.sum())
+    p = float(2 * stats.t(n - 1).sf(abs(difference) / se)) if se > 0 else float("nan")
+    low, high = sorted((direction * ci[0], direction * ci[1]))
+    return Tested(TREND, direction * difference, low, high, p, n, se)
+
+
 def tested_p(relation: str, p: float, estimate: float = float("nan")) -> Tested:
     """A claim whose test gives only a p-value (e.g. a two-sample Kolmogorov-Smirnov test: ``differ``)."""
     return Tested(relation, estimate, float("nan"), float("nan"), p, 0, float("nan"))
