@@ -309,7 +309,10 @@ def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
     assert "Family: the 3 tested claim(s) of this page, Holm-adjusted, level 0.05" in page
     assert f"{engine.DESCRIPTIVE}: " in page
     tests = pd.read_csv(workdir / "results/tiny/catalog/sw.claims.csv")
-    assert list(tests["relation"]) == ["trend"] and tests["n"].iloc[0] == 60  # the pooled test queries
+    sweep = pd.read_csv(workdir / "results/tiny/catalog/sw.csv")
+    assert list(tests["relation"]) == ["trend"]
+    assert tests["n"].iloc[0] == sweep["n_queries"].iloc[0] == 24  # the pooled test queries of both folds
+    (workdir / "catalog-page.md").write_text(page)
     # CPU seconds come from the benchmark files of the training jobs behind the entry
     rows = [line for line in page.splitlines() if line.startswith("| Ibrahim & Carman 2016 | Table V")]
     assert rows and rows[0].rstrip(" |").split("|")[-1].strip().replace(".", "").isdigit()
@@ -336,7 +339,7 @@ def test_compare_table_has_both_seeds_and_a_random_row(catalog_run):
     assert set(pooled["learner"]) == {"rf-point", "rf-list", RANDOM_RANKING}
     assert (workdir / "results/tiny/predictions/rf-list/Fold2/seed2/test.scores").exists()
     md = (workdir / "results/tiny/catalog/cmp.md").read_text()
-    assert "## The paper's claims and this run" in md and "leaves_per_tree" in md
+    assert "## The paper's claims and their tests" in md and "leaves_per_tree" in md
 
 
 def test_curve_follows_the_recorded_history(catalog_run):
