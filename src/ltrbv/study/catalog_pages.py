@@ -44,7 +44,8 @@ def _claims(tests: pd.DataFrame | None) -> str:
         return ""
     rows = pd.DataFrame([{"claim": r.text, "paper": r.paper_numbers, "this run": r.measured,
                           "test": r.relation or r.untested, "estimate [95% CI]": _estimate(r),
-                          "margin": _num(r.margin, ".4g"), "p (raw)": _num(r.p)} for r in tests.itertuples()])
+                          "margin": _num(r.margin, ".4g"), "p (raw)": _num(r.p),
+                          "p randomisation (raw)": _num(r.p_randomisation)} for r in tests.itertuples()])
     return ("\n## The paper's claims and their tests\n\nEach claim's test on this run; the verdict, with the "
             "p-value adjusted over the catalog page's family and the minimum detectable effect, is on "
             "`catalog.md`.\n\n" + markdown_table(rows))
