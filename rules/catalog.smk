@@ -5,7 +5,8 @@
 #   catalog_curve    one curve entry: boosted learners' training and validation metric per round (table and figure)
 #   catalog_grid     one grid entry: combinations ranked by validation metric, and the best of k (table and figure)
 #   catalog_scores   one scores entry: validation score distributions of a bag's sub-models (table and figure)
-#   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time
+#   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time; each entry
+#                    job writes its claims' tests (catalog/<entry>.claims.csv), the page judges them as one family
 
 from ltrbv.workflow import catalog_grid as cg
 
@@ -23,7 +24,8 @@ for _kind in cg.TRAINED:
             vali=lambda w: [*paths.flat(cg.validation_files(config, w.dataset, w.entry)[0]),
                             *cg.validation_files(config, w.dataset, w.entry)[1].values()],
         output:
-            **({"csv": paths.catalog_file("{entry}", "csv"), "md": paths.catalog_file("{entry}", "md")}
+            **({"csv": paths.catalog_file("{entry}", "csv"), "md": paths.catalog_file("{entry}", "md"),
+                "claims": paths.catalog_file("{entry}", cg.CLAIMS_EXT)}
                | ({"png": report(paths.catalog_file("{entry}", "png"), caption=f"captions/catalog_{_kind}.rst",
                                  category=report_grid.CATALOG, subcategory="{dataset}"),
                    "svg": paths.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE, cg.GRID) else {})),
@@ -60,6 +62,7 @@ rule catalog_scores:
     output:
         csv=paths.catalog_file("{entry}", "csv"),
         md=paths.catalog_file("{entry}", "md"),
+        claims=paths.catalog_file("{entry}", cg.CLAIMS_EXT),
         png=report(paths.catalog_file("{entry}", "png"), caption="captions/catalog_scores.rst",
                    category=report_grid.CATALOG, subcategory="{dataset}"),
         svg=paths.catalog_file("{entry}", "svg"),
@@ -86,13 +89,15 @@ rule catalog_page:
     """results/{dataset}/catalog.md: one row per paper artefact with the claim, this run's number, the verdict and CPU time."""
     input:
         lambda w: list(cg.page_inputs(config, w.dataset).values()),
+        lambda w: list(cg.claim_files(config, w.dataset).values()),
     output:
         paths.CATALOG,
     params:
         entries=lambda w: cg.entries(config),
         files=lambda w: cg.page_inputs(config, w.dataset),
+        claims=lambda w: cg.claim_files(config, w.dataset),
         benchmarks=lambda w: cg.page_benchmarks(config, w.dataset),
-        level=(cg.settings(config) or {}).get("level"),
+        policy=cg.policy(config),
         data=lambda w: cg.data_description(config, w.dataset),
     log:
         log("catalog_page"),

@@ -443,9 +443,9 @@ WORKFLOW_CASES = [
     catalog_case("target-unknown-section", lambda s: s["entries"].update(
         t={"paper": "P", "artefact": "Fig. 7", "kind": "target", "section": "diagnostic", "target": "x.png"}),
         r"catalog.entries.t.section 'diagnostic': one of"),
-    catalog_case("unavailable-without-note", lambda s: s["entries"].update(
-        u={"paper": "P", "artefact": "Fig. 7", "kind": "unavailable"}),
-        r"catalog.entries.u.note: an unavailable entry says why"),
+    catalog_case("unavailable-kind-removed", lambda s: s["entries"].update(
+        u={"paper": "P", "artefact": "Fig. 7", "kind": "unavailable", "note": "n"}),
+        r"'unavailable' is not one of"),
     catalog_case("entry-name-escaping", lambda s: s["entries"].update({"../x": copy.deepcopy(CATALOG["cmp"])}),
                  r"catalog.entries.../x: an entry's name becomes a file name"),
     catalog_case("metric-not-in-metrics", lambda s: s.update(metrics=["err@10"]),
@@ -500,6 +500,26 @@ WORKFLOW_CASES = [
     WorkflowCase("config-duplicate-key", raw="seed: 1\n" + _DUP, message=r"c.yaml, line \d+: key 'seed' is given twice"),
     WorkflowCase("damaged-parsed-cache", setup=corrupt_cache, message=r"train.npz: damaged cache",
                  expected_files={"results/tiny/parsed/Fold1/train.npz"}),
+    # -- the claim engine's keys (margins, family correction, alpha, power) ---------------------------------
+    catalog_case("similar-without-margin", entry_change("cmp", claims=[
+        {"kind": "similar", "learner": "rf", "than": "gbm", "text": "t"}]),
+        r"catalog.entries.cmp.claims\[0\].margin is required"),
+    catalog_case("margin-on-a-better-claim", entry_change("cmp", claims=[
+        {"kind": "better", "learner": "rf", "than": "gbm", "margin": 0.01, "text": "t"}]),
+        r"catalog.entries.cmp.claims\[0\].margin applies to 'similar' claims only"),
+    catalog_case("margin-negative", entry_change("cmp", claims=[
+        {"kind": "similar", "learner": "rf", "than": "gbm", "margin": -0.01, "text": "t"}]),
+        r"-0.01 is less than or equal to the minimum of 0"),
+    catalog_case("margin-nan", entry_change("cmp", claims=[
+        {"kind": "similar", "learner": "rf", "than": "gbm", "margin": float("nan"), "text": "t"}]),
+        r"catalog.entries.cmp.claims\[0\].margin: nan is not a finite number"),
+    catalog_case("correction-none", lambda s: s.update(correction="none"), r"'none' is not one of \['holm', 'bh'\]"),
+    catalog_case("power-one", lambda s: s.update(power=1.0), r"1.0 is greater than or equal to the maximum of 1"),
+    catalog_case("power-nan", lambda s: s.update(power=float("nan")), r"catalog.power: nan is not a finite number"),
+    catalog_case("level-zero", lambda s: s.update(level=0), r"0 is less than or equal to the minimum of 0"),
+    catalog_case("significant-key-removed", entry_change("cmp", claims=[
+        {"kind": "better", "learner": "rf", "than": "gbm", "significant": True, "text": "t"}]),
+        r"'significant' was unexpected"),
 ]
 
 

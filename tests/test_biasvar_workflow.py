@@ -115,6 +115,13 @@ def test_tables_figures_summary_exist_and_agree(finished):
     for claim in ("Pointwise squared bias falls", "Pointwise variance rises", "Two-fold variance above bootstrap",
                   "SRE far above VRE", "Table 5 analogue"):
         assert claim in summary, claim
+    # the claim engine's words and family, as on catalog.md (ltrbv.study.claims)
+    import re
+
+    family = int(re.search(r"Family: the (\d+) tested claim\(s\) of this page, Holm-adjusted", summary).group(1))
+    outcomes = {"**reproduced**", "**not reproduced**", "**contradicted**", "**inconclusive**"}
+    verdicts = [cell.strip() for line in summary.splitlines() for cell in line.split("|") if cell.strip() in outcomes]
+    assert family > 0 and len(verdicts) == family  # every tested row of the two trend tables, one family
 
 
 def test_report_contains_every_figure_and_table_page(finished):

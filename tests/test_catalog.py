@@ -15,8 +15,10 @@ from scipy import stats
 from conftest import tiny_config
 from ltrbv.data.ranking_data import RankingData
 from ltrbv.forest import RankingForest
-from ltrbv.study.catalog import (DIFFERS, NOT_SIGNIFICANT, RANDOM_RANKING, REPRODUCED, claim_verdicts, compare_table,
-                                 curve_table, fit_seconds, random_ranking_values, score_distributions, sweep_table)
+from ltrbv.study import claims as engine
+from ltrbv.study.catalog import (RANDOM_RANKING, compare_table, curve_table, fit_seconds, random_ranking_values,
+                                 score_distributions, sweep_table)
+from ltrbv.study.catalog_claims import claim_tests, judge_claims
 from ltrbv.workflow import catalog_grid as cg
 from ltrbv.workflow.config_checks import fill_defaults
 from test_workflow import run
@@ -101,37 +103,57 @@ def seconds_of(learners, structure=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_compare_verdicts_follow_the_paired_t_test():
+def holm_by_hand(p):
+    """Holm's adjusted p-values, written out: the i-th smallest times (m - i), made monotone, capped at 1."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    out, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_compare_claims_are_tested_over_queries_and_judged_as_one_family():
     rng = np.random.default_rng(0)
     base = rng.uniform(0.2, 0.8, 80)
     values = {"a": base + 0.05 + rng.normal(0, 0.01, 80), "b": base, "c": base + 0.01 + 0.1 * np.where(np.arange(80) % 2, 1.0, -1.0)}
     table = compare_table(per_query(values), list(values), ["ndcg@10"], "b", "letor4", 1000, 7,
                           seconds_of(values, {"a": 30.0, "b": 12.0}), pairs=[("a", "c")])
-    p_bc = stats.ttest_rel(values["c"], values["b"]).pvalue
     claims = [
-        {"kind": "better", "learner": "a", "than": "b", "metric": "ndcg@10", "significant": True, "text": "a > b"},
-        {"kind": "better", "learner": "b", "than": "a", "metric": "ndcg@10", "significant": False, "text": "b > a"},
-        {"kind": "similar", "learner": "c", "than": "b", "metric": "ndcg@10", "text": "c ~ b"},
+        {"kind": "better", "learner": "a", "than": "b", "metric": "ndcg@10", "text": "a > b"},
+        {"kind": "better", "learner": "b", "than": "a", "metric": "ndcg@10", "text": "b > a"},
+        {"kind": "similar", "learner": "c", "than": "b", "metric": "ndcg@10", "margin": 0.05, "text": "c ~ b"},
         {"kind": "better", "learner": "a", "than": "c", "metric": "ndcg@10", "text": "a > c (a pair)"},
-        {"kind": "better", "learner": "c", "than": "b", "metric": "ndcg@10", "text": "c > b"},
+        {"kind": "better", "learner": "c", "than": "b", "metric": "ndcg@10", "text": "c > b",
+         "paper": {"c": 0.5, "b": 0.499}},
         {"kind": "greater", "learner": "a", "than": "b", "quantity": "leaves_per_tree", "text": "a bigger"},
         {"kind": "greater", "learner": "b", "than": "a", "quantity": "fit_seconds", "text": "b slower"},  # 3 s vs 2
-        {"kind": "greater", "learner": "a", "than": "c", "quantity": "fit_seconds", "text": "a slower"},  # 2 s vs 4
     ]
-    verdicts = claim_verdicts("compare", table, claims, 0.05)
-    c_above_b = values["c"].mean() > values["b"].mean()
-    assert [v["verdict"] for v in verdicts] == [
-        REPRODUCED, DIFFERS, REPRODUCED if p_bc >= 0.05 else DIFFERS, REPRODUCED,
-        DIFFERS if not c_above_b else REPRODUCED if p_bc < 0.05 else NOT_SIGNIFICANT,
-        REPRODUCED, REPRODUCED, DIFFERS]
-    assert p_bc >= 0.05 and c_above_b  # this data exercises the not-significant branch
-    assert f"p = {p_bc:.3g}" in verdicts[2]["measured"]
-    assert f"{values['a'].mean():.4f}" in verdicts[0]["measured"]
-    # the reversed claim reports the same comparison with its sign turned
-    assert "difference -0.0" in verdicts[1]["measured"] and "difference +0.0" in verdicts[0]["measured"]
+    tests = claim_tests("compare", table, claims, per_query(values), "letor4", permutations=1000, seed=7, entry="e")
+    # the oracle: scipy's paired t-test over the 80 queries; TOST by two one-sided one-sample t-tests
+    pairs = [("a", "b"), ("b", "a"), None, ("a", "c"), ("c", "b")]
+    for i, pair in enumerate(pairs):
+        if pair:
+            assert tests.loc[i, "p"] == pytest.approx(stats.ttest_rel(values[pair[0]], values[pair[1]]).pvalue,
+                                                      rel=1e-9)
+    d = values["c"] - values["b"]
+    tost = max(stats.ttest_1samp(d, -0.05, alternative="greater").pvalue,
+               stats.ttest_1samp(d, 0.05, alternative="less").pvalue)
+    assert tests.loc[2, "p"] == pytest.approx(tost, rel=1e-9)
+    judged = judge_claims(tests, engine.Policy())
+    tested = [0, 1, 2, 3, 4]
+    np.testing.assert_allclose(judged.loc[tested, "p_adjusted"], holm_by_hand(list(tests.loc[tested, "p"])), rtol=1e-12)
+    assert (judged.loc[tested, "family"] == 5).all() and judged.loc[5:, "family"].isna().all()
+    assert list(judged["verdict"]) == [
+        engine.REPRODUCED, engine.CONTRADICTED, engine.REPRODUCED, engine.REPRODUCED,
+        engine.INCONCLUSIVE,  # not significant, and the paper's +0.001 is far below the test's MDE
+        f"{engine.DESCRIPTIVE}: holds", f"{engine.TIMING}: holds"]
+    assert judged.loc[4, "p_adjusted"] >= 0.05 and judged.loc[4, "mde"] > 0.001
+    assert f"{values['a'].mean():.4f}" in tests.loc[0, "measured"]
+    assert tests.loc[1, "estimate"] == pytest.approx(-tests.loc[0, "estimate"])  # the reversed claim: sign turned
 
 
-def test_sweep_table_and_trend_verdicts():
+def test_sweep_table_and_a_trend_tested_over_queries():
     rng = np.random.default_rng(1)
     values = {f"v{k}": rng.uniform(0, 1, 60) + 0.02 * k for k in range(4)}
     sweep = {"rf": {k: f"v{k}" for k in range(4)}}
@@ -141,13 +163,26 @@ def test_sweep_table_and_trend_verdicts():
     np.testing.assert_allclose(table["mean"], [values[f"v{k}"].mean() for k in range(4)])
     np.testing.assert_allclose(table["seconds_per_tree"], [0.2, 0.3, 0.4, 0.5])
     assert (table["ci_low"] < table["mean"]).all() and (table["mean"] < table["ci_high"]).all()
-    claims = [{"kind": "trend", "learner": "rf", "metric": "seconds_per_tree", "direction": "increasing", "text": "t"},
-              {"kind": "trend", "learner": "rf", "metric": "seconds_per_tree", "direction": "decreasing", "text": "t"},
+    claims = [{"kind": "trend", "learner": "rf", "metric": "ndcg@10", "direction": "increasing", "text": "t"},
+              {"kind": "trend", "learner": "rf", "metric": "ndcg@10", "direction": "decreasing", "text": "t"},
+              {"kind": "trend", "learner": "rf", "metric": "seconds_per_tree", "direction": "increasing", "text": "t"},
               {"kind": "faster", "learner": "rf", "at": 0, "than_value": 2, "text": "f"},
               {"kind": "faster", "learner": "rf", "at": 3, "than_value": 2, "text": "f"}]
-    verdicts = claim_verdicts("sweep", table, claims, 0.05)
-    assert [v["verdict"] for v in verdicts] == [REPRODUCED, DIFFERS, REPRODUCED, DIFFERS]
-    assert "Spearman rho +1.00" in verdicts[0]["measured"] and "speed-up 2.00x" in verdicts[2]["measured"]
+    tests = claim_tests("sweep", table, claims, per_query(values), "letor4", sweep, permutations=500, seed=1)
+    # the oracle: per query, numpy's least-squares line through (0..3, value), its rise over the 3 steps
+    matrix = np.column_stack([values[f"v{k}"] for k in range(4)])
+    change = np.array([np.polyfit(np.arange(4), row, 1)[0] * 3 for row in matrix])
+    assert tests.loc[0, "estimate"] == pytest.approx(change.mean(), rel=1e-9)
+    assert tests.loc[0, "p"] == pytest.approx(stats.ttest_1samp(change, 0).pvalue, rel=1e-9)
+    assert tests.loc[1, "estimate"] == pytest.approx(-change.mean(), rel=1e-9)
+    judged = judge_claims(tests, engine.Policy())
+    # the means rise by 0.02 a step against query noise of sd 0.29: not significant with 60 queries
+    assert list(judged["verdict"]) == [
+        engine.REPRODUCED if judged.loc[0, "p_adjusted"] < 0.05 else engine.NOT_REPRODUCED,
+        engine.CONTRADICTED if judged.loc[1, "p_adjusted"] < 0.05 else engine.NOT_REPRODUCED,
+        f"{engine.TIMING}: holds", f"{engine.TIMING}: holds", f"{engine.TIMING}: does not hold"]
+    assert judged.loc[0, "family"] == 2
+    assert "speed-up 2.00x" in tests.loc[3, "measured"] and "Spearman rho +1.00" in tests.loc[2, "measured"]
 
 
 def test_curve_is_the_mean_over_the_runs_that_reached_each_round():
@@ -175,9 +210,12 @@ def test_score_distributions_and_the_kolmogorov_smirnov_statistic_by_hand():
     assert table["ks_p"].iloc[0] < 0.05 and list(table["n"]) == [300, 250]
     assert table.set_index("model").loc["b", "median"] == pytest.approx(np.median(b))
     same = score_distributions({"a": a, "a2": a.copy()})
-    verdicts = claim_verdicts("scores", same, [{"kind": "differ", "text": "t"}], 0.05)
-    assert same["ks_statistic"].iloc[0] == 0 and verdicts[0]["verdict"] == DIFFERS
-    assert claim_verdicts("scores", table, [{"kind": "differ", "text": "t"}], 0.05)[0]["verdict"] == REPRODUCED
+    claim = [{"kind": "differ", "text": "t"}]
+    tests = pd.concat([claim_tests("scores", same, claim), claim_tests("scores", table, claim)], ignore_index=True)
+    judged = judge_claims(tests, engine.Policy())
+    assert same["ks_statistic"].iloc[0] == 0
+    assert list(judged["verdict"]) == [engine.NOT_REPRODUCED, engine.REPRODUCED]
+    assert judged.loc[1, "p_adjusted"] == pytest.approx(min(1.0, 2 * table["ks_p"].iloc[0]))  # Holm over the two
 
 
 def test_random_ranking_is_the_mean_over_every_order():
@@ -226,7 +264,7 @@ ENTRIES = {
     "cmp": {"paper": "Ibrahim & Carman 2016", "artefact": "Table V", "kind": "compare", "paper_data": "MQ2008",
             "learners": ["rf-point", "rf-list"], "random_ranking": True, "seeds": [1, 2],
             "claims": [{"kind": "better", "learner": "rf-point", "than": "random ranking", "metric": "ndcg@10",
-                        "significant": True, "text": "forest beats random"}]},
+                        "text": "forest beats random"}]},
     "sw": {**SWEEP, "values": [1, 5, 20], "claims": [{"kind": "trend", "learner": "rf-point", "metric": "ndcg@10",
                                                       "direction": "decreasing", "text": "bigger leaves"}]},
     "crv": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 2", "kind": "curve", "learners": ["gbm"],
@@ -239,8 +277,6 @@ ENTRIES = {
             "target": "tables/performance.md", "section": "run", "note": "the core run"},
     "off": {"paper": "Ibrahim & Carman 2016", "artefact": "Fig. 7", "kind": "target", "section": "diagnostics",
             "target": "figures/tree_strength.png", "note": "tree strength"},
-    "na": {"paper": "P", "artefact": "Table XVI", "kind": "unavailable", "note": "breadth-first only",
-           "config": "config/x.yaml"},
     "grd": {"paper": "Ganjisaffar et al. 2011", "artefact": "Table 3", "kind": "grid", "learners": ["gbm"],
             "grid": {"max_leaves": [3, 7], "learning_rate": [0.1, 0.3]}, "sizes": [1, 2, 4], "folds": "first",
             "claims": [{"kind": "overfits", "text": "overfits"},
@@ -250,7 +286,7 @@ ENTRIES = {
 
 @pytest.fixture(scope="module")
 def catalog_run(tmp_path_factory):
-    """The tiny catalog (a compare, a sweep, a target, an unavailable entry) run by Snakemake."""
+    """The tiny catalog (compare, sweep, curve, scores, grid and target entries) run by Snakemake."""
     workdir = tmp_path_factory.mktemp("catalog")
     config = tiny_config(folds=("Fold1", "Fold2"), learners=FORESTS)
     config["run"]["learners"] = ["rf-point"]
@@ -262,12 +298,21 @@ def catalog_run(tmp_path_factory):
 def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
     workdir, _ = catalog_run
     page = (workdir / "results/tiny/catalog.md").read_text()
-    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Fig. 3", "Table 4", "Table XVI", "Table 3"):
+    for artefact in ("Table V", "Fig. 1", "Fig. 2", "Fig. 3", "Table 4", "Table 3"):
         assert f"| {artefact} |" in page
-    assert "not run here" in page and "config: config/x.yaml" in page and "see its target" in page
+    assert "not run here" in page and "see its target" in page
     assert "section 'diagnostics' is off in this config" in page
     assert "Data: synthetic data (60 queries x ~10 documents, 12 features, labels 0-2; folds Fold1, Fold2)" in page
-    assert re.search(r"\| (reproduced|differs|same direction, not significant) on tiny \(paper: MQ2008\) \|", page)
+    assert re.search(r"\| (reproduced|not reproduced|contradicted|inconclusive) on tiny \(paper: MQ2008\) \|", page)
+    # the page's family: the tested claims of every entry (the better, the trend, the differ claim; the grid's
+    # two are descriptive), Holm-adjusted
+    assert "Family: the 3 tested claim(s) of this page, Holm-adjusted, level 0.05" in page
+    assert f"{engine.DESCRIPTIVE}: " in page
+    tests = pd.read_csv(workdir / "results/tiny/catalog/sw.claims.csv")
+    sweep = pd.read_csv(workdir / "results/tiny/catalog/sw.csv")
+    assert list(tests["relation"]) == ["trend"]
+    assert tests["n"].iloc[0] == sweep["n_queries"].iloc[0] == 24  # the pooled test queries of both folds
+    (workdir / "catalog-page.md").write_text(page)
     # CPU seconds come from the benchmark files of the training jobs behind the entry
     rows = [line for line in page.splitlines() if line.startswith("| Ibrahim & Carman 2016 | Table V")]
     assert rows and rows[0].rstrip(" |").split("|")[-1].strip().replace(".", "").isdigit()
@@ -294,7 +339,7 @@ def test_compare_table_has_both_seeds_and_a_random_row(catalog_run):
     assert set(pooled["learner"]) == {"rf-point", "rf-list", RANDOM_RANKING}
     assert (workdir / "results/tiny/predictions/rf-list/Fold2/seed2/test.scores").exists()
     md = (workdir / "results/tiny/catalog/cmp.md").read_text()
-    assert "## The paper's claims and this run" in md and "leaves_per_tree" in md
+    assert "## The paper's claims and their tests" in md and "leaves_per_tree" in md
 
 
 def test_curve_follows_the_recorded_history(catalog_run):

@@ -133,15 +133,50 @@ def test_printed_objective_weighs_a_tie_group_by_its_size():
     assert mean_printed_ndcg(scores, data) == pytest.approx(5 * mean_expected_ndcg(scores, data), rel=1e-12)
 
 
-def test_printed_and_defined_objectives_grow_different_trees():
-    """The two objectives are not the same criterion under another name: on this data their trees differ."""
-    data = random_problem(3, 8, max_docs=20, n_features=4, n_values=30)
-    trees = {objective: RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=4,
-                                      listwise_objective=objective).fit(data).trees_[0]
-             for objective in OBJECTIVES}
-    a, b = trees["ndcg"], trees["ndcg-printed"]
-    assert a.feature.size != b.feature.size or not (np.array_equal(a.feature, b.feature)
-                                                    and np.array_equal(a.threshold, b.threshold))
+def printed_change_by_hand(gains_top, gains_bottom, above: int = 0) -> float:
+    """-(G_T * D_B + G_B * D_T): the change of Algorithm 4's printed DCG when a tie group at ranks above+1 ..
+    splits into a top group (gains_top) and a bottom one (gains_bottom)."""
+    t, b = len(gains_top), len(gains_bottom)
+    d_top = sum(1.0 / np.log2(k + 1) for k in range(above + 1, above + t + 1))
+    d_bottom = sum(1.0 / np.log2(k + 1) for k in range(above + t + 1, above + t + b + 1))
+    return -(sum(gains_top) * d_bottom + sum(gains_bottom) * d_top)
+
+
+@pytest.mark.parametrize(("labels", "top"), [([2, 0, 1, 0, 1], [0, 2]), ([1, 1], [0]), ([0, 0, 2], [2]),
+                                             ([3, 0, 0, 0], [1, 2, 3])])
+def test_every_split_of_a_tie_group_lowers_the_printed_objective_by_the_formula(labels, top):
+    """One query, all documents tied, then the documents ``top`` scored above the rest: the independent
+    printed value (mean_printed_ndcg) changes by -(G_T * D_B + G_B * D_T) / ideal DCG, never upward."""
+    labels = np.array(labels, np.int8)
+    n = labels.size
+    data = RankingData(X=np.zeros((n, 1), np.float32), labels=labels, query_offsets=np.array([0, n]),
+                       qids=np.array(["q"]), line_numbers=np.arange(1, n + 1))
+    split = np.zeros(n)
+    split[top] = 1.0
+    gains = 2.0 ** labels.astype(float) - 1.0
+    ideal = sum(g / np.log2(r + 2) for r, g in enumerate(sorted(gains, reverse=True)))
+    bottom = [i for i in range(n) if i not in top]
+    expected = printed_change_by_hand(gains[top], gains[bottom]) / ideal
+    change = mean_printed_ndcg(split, data) - mean_printed_ndcg(np.zeros(n), data)
+    assert change == pytest.approx(expected, abs=1e-12)
+    assert change < 0  # each case has a relevant document
+
+
+def test_no_printed_tree_ever_splits_and_the_forest_is_a_constant():
+    """Over 300 random problems (many ties, up to 10 queries), RF-list with the printed objective grows a single
+    leaf per tree, and predicts one value for every document; the defined objective splits on most of them."""
+    split_defined = 0
+    for seed in range(300):
+        data = random_problem(seed, 1 + seed % 10, max_docs=12, n_features=3, n_values=(2, 4, 30)[seed % 3])
+        with pytest.warns(UserWarning, match="builds a constant model"):
+            printed = RankingForest(splitting="list", n_estimators=2, subsample=1.0, max_features=3,
+                                    listwise_objective="ndcg-printed", random_state=seed).fit(data)
+        assert all(tree.feature.size == 1 and tree.feature[0] < 0 for tree in printed.trees_), seed
+        assert np.ptp(printed.predict(data)) == 0
+        defined = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=3,
+                                random_state=seed).fit(data)
+        split_defined += defined.trees_[0].feature.size > 1
+    assert split_defined > 150  # the same problems are not unsplittable: eq. 13 splits them
 
 
 def test_tree_training_expected_ndcg_rises_by_the_recorded_gains():

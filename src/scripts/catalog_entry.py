@@ -6,7 +6,8 @@ sweep: per (learner, value) the metrics over the pooled test queries with 95% in
 training seconds per tree (table and figure).
 curve: boosted learners' training and validation metric per round, mean over runs (table and figure).
 grid: per combination the validation and test metric (mean over runs), ranked by validation, and the expected
-validation and test metric of the best of k combinations (table and figure)."""
+validation and test metric of the best of k combinations (table and figure).
+Each writes its claims' tests too (catalog/<entry>.claims.csv; the page judges them as one family)."""
 
 import json
 import sys
@@ -21,6 +22,7 @@ from ltrbv.io import atomic_path, read_scores, write_text
 from ltrbv.seeding import derive_seed
 from ltrbv.study.catalog import (RANDOM_RANKING, best_of_k_table, compare_table, curve_table, fit_seconds, grid_table,
                                  per_query_values, random_ranking_values, sweep_table)
+from ltrbv.study.catalog_claims import claim_tests
 from ltrbv.study.catalog_pages import compare_markdown, curve_markdown, grid_markdown, sweep_markdown
 from ltrbv.workflow.logs import rule_log
 
@@ -48,8 +50,9 @@ with rule_log(sm) as log:
         curve = best_of_k_table(combinations, entry["sizes"])
         table = pd.concat([combinations, curve], ignore_index=True)
         base = entry["grid_base"]
+        tests = claim_tests("grid", table, entry["claims"])
         markdown = grid_markdown(table, entry, sm.wildcards.dataset,
-                                 {base: {**sm.params.learner_params[base], "grid": entry["grid_values"]}})
+                                 {base: {**sm.params.learner_params[base], "grid": entry["grid_values"]}}, tests=tests)
         plot_best_of_k(curve, entry["grid_metric"], [sm.output.png, sm.output.svg],
                        title=f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']} ({entry['convention']})")
     elif entry["kind"] == "compare":
@@ -67,11 +70,14 @@ with rule_log(sm) as log:
                 pairs.append(pair)
         table = compare_table(per_query, learners, entry["metrics"], baseline, entry["convention"],
                               entry["permutations"], sm.params.seed, fit_seconds(meta), pairs=pairs)
-        markdown = compare_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
+        tests = claim_tests("compare", table, entry["claims"], per_query, entry["convention"],
+                            permutations=entry["permutations"], seed=sm.params.seed, entry=sm.wildcards.entry)
+        markdown = compare_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params, tests)
     elif entry["kind"] == "curve":
         from ltrbv.figures.catalog import plot_curve
 
         table = curve_table(meta)
+        tests = claim_tests("curve", table, [])
         markdown = curve_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
         plot_curve(table, [sm.output.png, sm.output.svg],
                    title=f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']}")
@@ -80,10 +86,14 @@ with rule_log(sm) as log:
 
         table = sweep_table(per_query, entry["sweep"], fit_seconds(meta),
                             seed=derive_seed(sm.params.seed, sm.wildcards.dataset, sm.wildcards.entry))
-        markdown = sweep_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params)
+        tests = claim_tests("sweep", table, entry["claims"], per_query, entry["convention"], entry["sweep"],
+                            entry["permutations"], sm.params.seed, sm.wildcards.entry)
+        markdown = sweep_markdown(table, entry, sm.wildcards.dataset, sm.params.learner_params, tests)
         title = f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']} ({entry['convention']})"
         plot_sweep(table, entry["metrics"], entry["param"], [sm.output.png, sm.output.svg], title=title)
     with atomic_path(sm.output.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.12g")
+    with atomic_path(sm.output.claims) as tmp:
+        tests.to_csv(tmp, index=False, float_format="%.12g")
     write_text(sm.output.md, markdown)
     log.info("%s (%s): %d rows", sm.wildcards.entry, entry["kind"], len(table))

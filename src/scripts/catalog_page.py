@@ -6,16 +6,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.io import write_text
-from ltrbv.study.catalog import TABLE_KINDS, benchmark_cpu_seconds, read_entry_table
+import pandas as pd
+
+from ltrbv.study.catalog import benchmark_cpu_seconds
+from ltrbv.study.catalog_claims import judge_claims, read_claim_tests
 from ltrbv.study.catalog_pages import catalog_markdown, catalog_rows
+from ltrbv.study.claims import Policy
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     entries = sm.params.entries
-    tables = {name: read_entry_table(entry["kind"], sm.params.files[name]) for name, entry in entries.items()
-              if entry["kind"] in TABLE_KINDS}
+    policy = Policy(**sm.params.policy)
+    tests = {name: read_claim_tests(path) for name, path in sm.params.claims.items()}
+    every = pd.concat([t.assign(entry=name) for name, t in tests.items()], ignore_index=True) if tests else None
+    judged = judge_claims(every, policy) if every is not None else pd.DataFrame(columns=["entry"])
+    by_entry = {name: judged[judged["entry"] == name] for name in tests}  # the page's claims are one family
+    family = int(judged["family"].max()) if len(judged) and judged["family"].notna().any() else 0
     cpu = {name: benchmark_cpu_seconds(files) for name, files in sm.params.benchmarks.items() if files}
-    rows = catalog_rows(entries, tables, cpu, sm.params.files, sm.params.level, sm.wildcards.dataset)
-    write_text(sm.output[0], catalog_markdown(rows, sm.wildcards.dataset, sm.params.level, sm.params.data))
+    rows = catalog_rows(entries, by_entry, cpu, sm.params.files, sm.wildcards.dataset)
+    write_text(sm.output[0], catalog_markdown(rows, sm.wildcards.dataset, policy, family, sm.params.data))
     log.info("%d entries, %d rows", len(entries), len(rows))

@@ -10,6 +10,7 @@ from ltrbv.data.cache import load_cache
 from ltrbv.figures.catalog import plot_score_histograms
 from ltrbv.io import atomic_path, read_scores, write_text
 from ltrbv.study.catalog import score_distributions
+from ltrbv.study.catalog_claims import claim_tests
 from ltrbv.study.catalog_pages import scores_markdown
 from ltrbv.workflow.logs import rule_log
 
@@ -21,7 +22,10 @@ with rule_log(sm) as log:
     table = score_distributions(scores)
     with atomic_path(sm.output.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.12g")
-    write_text(sm.output.md, scores_markdown(table, entry, sm.wildcards.dataset))
+    tests = claim_tests("scores", table, entry["claims"])
+    with atomic_path(sm.output.claims) as tmp:
+        tests.to_csv(tmp, index=False, float_format="%.12g")
+    write_text(sm.output.md, scores_markdown(table, entry, sm.wildcards.dataset, tests))
     plot_score_histograms(scores, [sm.output.png, sm.output.svg],
                           title=f"{sm.wildcards.dataset}: {entry['paper']}, {entry['artefact']}")
     log.info("%s: %d models, %d documents each", sm.wildcards.entry, len(scores), vali.n_docs)

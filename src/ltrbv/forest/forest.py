@@ -5,8 +5,10 @@ One engine, four learners, chosen by ``splitting``:
 * ``point``  RF-point: pointwise splits (``criterion`` entropy, Algorithm 3; or mse);
 * ``list``   RF-list: every split maximises the training queries' mean expected NDCG (eq. 11-13),
   or their mean expected ERR with ``listwise_objective="err"``, or with ``"ndcg-printed"`` the
-  objective as Algorithm 4 prints it (a tie group weighs its size times its expected DCG; a labelled
-  variant for comparing with the published tables, see ``_listwise._value``);
+  objective as Algorithm 4 prints it (a tie group weighs its size times its expected DCG; see
+  ``_listwise._value``).  That objective never splits: a group of gain G = G_T + G_B and summed discounts
+  D = D_T + D_B is worth G * D, its two halves G_T * D_T + G_B * D_B, a change of -(G_T * D_B + G_B * D_T)
+  <= 0; every printed tree is one leaf and the forest a constant (it warns, :data:`PRINTED_IS_CONSTANT`);
 * ``hybrid`` RF-hybrid-L: listwise splits above depth ``listwise_levels``, pointwise below (§4.4.3);
 * ``rand``   RF-rand: totally random splits (§6.1.1).
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -44,6 +47,10 @@ THRESHOLDS = ("exact", "hist")
 MAX_BINS = 255  # thresholds: hist (as LightGBM's max_bin)
 DISCOUNTS = ("log2", "log-power", "rank-power")
 UNLIMITED = np.iinfo(np.int32).max
+#: the warning of listwise_objective="ndcg-printed": Algorithm 4's printed value falls at every split
+PRINTED_IS_CONSTANT = ("listwise_objective='ndcg-printed' builds a constant model: every split of a tie group "
+                       "(gain G_T + G_B, summed discounts D_T + D_B) changes Algorithm 4's printed value by "
+                       "-(G_T*D_B + G_B*D_T) <= 0, so no listwise node ever splits and each tree is one leaf")
 
 
 def _is_integer(value) -> bool:
@@ -89,7 +96,8 @@ class RankingForest(RankerAPI):
     Parameters follow the paper: ``n_estimators`` trees (500), ``subsample``
     fraction of training queries per tree without replacement (0.63; RF-x-S5
     uses 0.05), ``max_features`` K per node (None: floor(log2 M) + 1),
-    ``min_samples_leaf`` n_min (1: unpruned).  Listwise options: ``discount``
+    ``min_samples_split`` n_min, the paper's "minimum # instances needed to split a node" (2:
+    unpruned; Figs. 6 and 8), and ``min_samples_leaf`` the smallest leaf (1).  Listwise options: ``discount``
     (``log2``, ``log-power`` with ``discount_power`` alpha, eq. 14,
     ``rank-power`` with beta, eq. 15) and ``truncation`` k (NDCG@k), and
     ``listwise_objective`` (``ndcg``; ``ndcg-printed``, Algorithm 4 as printed; or ``err``: expected
@@ -137,6 +145,8 @@ class RankingForest(RankerAPI):
             raise ValueError(f"thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
         if not isinstance(self.listwise_objective, str) or self.listwise_objective not in LISTWISE:
             raise ValueError(f"listwise_objective must be one of {tuple(LISTWISE)}, got {self.listwise_objective!r}")
+        if self.listwise_objective == "ndcg-printed" and self.splitting in ("list", "hybrid"):
+            warnings.warn(PRINTED_IS_CONSTANT, UserWarning, stacklevel=3)
         if not isinstance(self.exploration, str) or self.exploration not in EXPLORATIONS:
             raise ValueError(f"exploration must be one of {tuple(EXPLORATIONS)}, got {self.exploration!r}")
         self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)

@@ -1,4 +1,4 @@
-"""The reproduction catalog's tables and verdicts: compare and sweep entries, and the page of every entry.
+"""The reproduction catalog's tables: compare, sweep, curve, grid and scores entries.
 
 * :func:`per_query_values`: one row per (learner, fold, seed, query, metric) from prediction files.
 * Compare entries: :func:`ltrbv.study.significance.significance_table` (mean ± std over folds, paired
@@ -11,15 +11,7 @@
   seeds of the mean over queries, as Ganjisaffar et al. average), ranked by validation (Table 3), and
   :func:`best_of_k`, the expected validation and test metric of the best by validation of k combinations
   drawn at random without replacement, exactly (the paper estimates it from 10,000 draws; Fig. 1).
-* Verdicts (:func:`claim_verdicts`), from the numbers alone:
-  ``better``: *reproduced* when the learner's pooled mean is above the other's and the two-sided
-  paired t-test gives p < level, *same direction, not significant* when it is above with p >= level,
-  *differs* otherwise;  ``similar``: *reproduced* when p >= level;
-  ``trend``: Spearman's rho between the value and the metric has the claimed sign;
-  ``faster``: the seconds per tree at ``at`` are below those at ``than_value`` (speed-up reported);
-  ``overfits``: a grid's expected test metric of the best of k peaks before the largest k;
-  ``best_below``: the grid's best combination by validation has ``param`` below ``value``.
-  A verdict is ``reproduced`` or ``differs``; on another data set than the paper's the row says so.
+* Claims: :mod:`ltrbv.study.catalog_claims` tests them, :mod:`ltrbv.study.claims` judges them.
 """
 
 from __future__ import annotations
@@ -31,9 +23,6 @@ from ..biasvar.uncertainty import query_bootstrap_interval
 from ..metrics import evaluate
 from .significance import POOLED, significance_table
 
-REPRODUCED, DIFFERS = "reproduced", "differs"
-#: a 'better' claim whose direction holds without a significant difference (p >= level)
-NOT_SIGNIFICANT = "same direction, not significant"
 RANDOM_RANKING = "random ranking"  # the row of a compare entry with random_ranking: true
 SECONDS_PER_TREE = "seconds_per_tree"
 #: what a 'greater' claim compares: training seconds per model, and the forests' tree structure (Table XII)
@@ -218,133 +207,6 @@ def score_distributions(scores: dict) -> pd.DataFrame:
                      "ks_pair": f"{names[0]} vs {names[1]}", "ks_statistic": float(test.statistic),
                      "ks_p": float(test.pvalue)})
     return pd.DataFrame(rows)
-
-
-# -- verdicts -----------------------------------------------------------------------------------------
-
-
-def _pooled_row(table: pd.DataFrame, learner: str, other: str, metric: str):
-    rows = table[(table["fold"] == POOLED) & (table["metric"] == metric)]
-    for a, b, sign in ((learner, other, 1.0), (other, learner, -1.0)):
-        match = rows[(rows["learner"] == a) & (rows["baseline"] == b)]
-        if len(match):
-            return match.iloc[0], sign
-    raise ValueError(f"no pooled comparison of {learner!r} with {other!r} on {metric!r}")
-
-
-def _paper_numbers(claim: dict) -> str:
-    paper = claim.get("paper")
-    if paper is None:
-        return ""
-    if isinstance(paper, dict):
-        return ", ".join(f"{k} {v:.4f}" for k, v in paper.items())
-    return f"{paper:g}x"
-
-
-def greater_verdict(table: pd.DataFrame, claim: dict) -> dict:
-    pooled = table[table["fold"] == POOLED].drop_duplicates("learner").set_index("learner")[claim["quantity"]]
-    a, b = float(pooled[claim["learner"]]), float(pooled[claim["than"]])
-    measured = f"{claim['quantity']}: {claim['learner']} {a:.4g} vs {claim['than']} {b:.4g} (ratio {a / b:.2f})"
-    return {"measured": measured, "verdict": REPRODUCED if a > b else DIFFERS, "paper_numbers": _paper_numbers(claim)}
-
-
-def compare_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
-    if claim["kind"] == "greater":
-        return greater_verdict(table, claim)
-    row, sign = _pooled_row(table, claim["learner"], claim["than"], claim["metric"])
-    means = {row["learner"]: row["mean"], row["baseline"]: row["baseline_mean"]}
-    difference = sign * row["difference"]
-    p = row["p_t"]
-    measured = (f"{claim['learner']} {means[claim['learner']]:.4f} vs {claim['than']} {means[claim['than']]:.4f} "
-                f"({claim['metric']}); difference {difference:+.4f} "
-                f"[{sign * (row['difference_ci_low'] if sign > 0 else row['difference_ci_high']):+.4f}, "
-                f"{sign * (row['difference_ci_high'] if sign > 0 else row['difference_ci_low']):+.4f}], p = {p:.3g}")
-    if claim["kind"] == "better":
-        significant = p < level  # nan (identical values on every query) is not significant
-        verdict = DIFFERS if difference <= 0 else REPRODUCED if significant else NOT_SIGNIFICANT
-    else:  # similar
-        verdict = DIFFERS if p < level else REPRODUCED
-    return {"measured": measured, "verdict": verdict, "paper_numbers": _paper_numbers(claim)}
-
-
-def sweep_verdict(table: pd.DataFrame, claim: dict) -> dict:
-    rows = table[table["learner"] == claim["learner"]]
-    if claim["kind"] == "trend":
-        metric = claim["metric"]
-        if metric == SECONDS_PER_TREE:
-            rows = rows.drop_duplicates("value")
-            y = rows[SECONDS_PER_TREE].to_numpy(dtype=float)
-        else:
-            rows = rows[rows["metric"] == metric]
-            y = rows["mean"].to_numpy(dtype=float)
-        x = rows["value"].to_numpy(dtype=float)
-        from scipy.stats import spearmanr
-
-        rho = float(spearmanr(x, y).statistic) if np.ptp(y) > 0 else 0.0
-        sign = 1 if claim["direction"] == "increasing" else -1
-        measured = (f"{metric} of {claim['learner']} from {y[0]:.4g} (at {x[0]:g}) to {y[-1]:.4g} (at {x[-1]:g}); "
-                    f"Spearman rho {rho:+.2f} over {len(x)} values")
-        return {"measured": measured, "verdict": REPRODUCED if sign * rho > 0 else DIFFERS,
-                "paper_numbers": _paper_numbers(claim)}
-    per_value = rows.drop_duplicates("value").set_index("value")[SECONDS_PER_TREE]
-    at = _lookup(per_value, claim["at"])
-    than = _lookup(per_value, claim["than_value"])
-    measured = (f"{claim['learner']}: {at:.3g} s per tree at {claim['at']} vs {than:.3g} s at {claim['than_value']} "
-                f"(speed-up {than / at:.2f}x)")
-    return {"measured": measured, "verdict": REPRODUCED if at < than else DIFFERS,
-            "paper_numbers": _paper_numbers(claim)}
-
-
-def _lookup(series: pd.Series, value) -> float:
-    for key, v in series.items():
-        if float(key) == float(value):
-            return float(v)
-    raise KeyError(value)
-
-
-def grid_verdict(table: pd.DataFrame, claim: dict) -> dict:
-    """A grid entry's ``overfits`` or ``best_below`` claim."""
-    if claim["kind"] == "overfits":
-        curve = table[table["part"] == BEST_OF_K].sort_values("k")
-        peak = curve.loc[curve["test"].idxmax()]
-        last, first = curve.iloc[-1], curve.iloc[0]
-        measured = (f"expected test value of the best of k (by validation) peaks at {peak['test']:.4f} (k = "
-                    f"{int(peak['k'])}) and is {last['test']:.4f} at k = {int(last['k'])}; validation "
-                    f"{first['validation']:.4f} (k = {int(first['k'])}) to {last['validation']:.4f}")
-        overfits = int(peak["k"]) < int(last["k"]) and last["test"] < peak["test"]
-        return {"measured": measured, "verdict": REPRODUCED if overfits else DIFFERS, "paper_numbers": ""}
-    combinations = table[table["part"] == COMBINATION].sort_values("rank", kind="stable")
-    best = combinations.iloc[0]
-    params = {c.split(":", 1)[1]: best[c] for c in combinations.columns if c.startswith("param:")}
-    value = float(params[claim["param"]])
-    measured = (f"best by validation: {', '.join(f'{k} {v:g}' for k, v in params.items())} (validation "
-                f"{best['validation']:.4f}, test {best['test']:.4f}); {claim['param']} {value:g} vs bound "
-                f"{claim['value']:g}")
-    return {"measured": measured, "verdict": REPRODUCED if value < float(claim["value"]) else DIFFERS,
-            "paper_numbers": ""}
-
-
-def differ_verdict(table: pd.DataFrame, claim: dict, level: float) -> dict:
-    """A scores entry's 'differ' claim: the two-sample KS test of its first two models at ``level``."""
-    a, b = table.iloc[0], table.iloc[1]
-    measured = (f"{a['ks_pair']}: Kolmogorov-Smirnov D = {a['ks_statistic']:.3f}, p = {a['ks_p']:.3g}; "
-                f"means {a['mean']:.3g} vs {b['mean']:.3g}, std {a['std']:.3g} vs {b['std']:.3g}")
-    return {"measured": measured, "verdict": REPRODUCED if a["ks_p"] < level else DIFFERS,
-            "paper_numbers": _paper_numbers(claim)}
-
-
-def claim_verdicts(kind: str, table: pd.DataFrame, claims: list[dict], level: float) -> list[dict]:
-    """One dict per claim: text, measured, verdict, paper_numbers."""
-    out = []
-    for claim in claims:
-        if kind == "scores":
-            result = differ_verdict(table, claim, level)
-        elif kind == "grid":
-            result = grid_verdict(table, claim)
-        else:
-            result = compare_verdict(table, claim, level) if kind == "compare" else sweep_verdict(table, claim)
-        out.append({"text": claim["text"], **result})
-    return out
 
 
 #: the entry kinds whose job writes a table (``catalog/<entry>.csv``) that the page reads

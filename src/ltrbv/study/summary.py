@@ -1,19 +1,21 @@
 """``results/{dataset}/summary.md``: each claim of the papers next to what this run measured.
 
-A trend claim ("bias falls as p grows") is judged from the difference between the largest and the
-smallest swept value, paired over the same test queries, and its bootstrap interval over queries
-(:mod:`ltrbv.study.trends`): **yes** when the change has the claimed sign and the interval excludes 0,
-**yes, within noise** when it has the claimed sign but the interval holds 0, **no** otherwise.
-Spearman's rank correlation between the swept value and the estimate is given beside it.  Whatever
-the answers, they are reported.
+A trend claim ("bias falls as p grows") is tested on the difference between the largest and the
+smallest swept value, paired over the same test queries (:mod:`ltrbv.study.trends`: a t-test over
+queries, and the bootstrap interval over queries), and so is "two-fold variance above bootstrap
+variance".  The claim engine (:mod:`ltrbv.study.claims`, as on ``catalog.md``) judges every such claim of
+the page as one family (Holm): reproduced, not reproduced, contradicted or inconclusive, with the
+minimum detectable effect.  Spearman's rank correlation between the swept value and the estimate is
+given beside it.  Whatever the answers, they are reported.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from . import claims as engine
 from .tables import SCHEME_LABELS
-from .trends import verdict
 
 
 #: "far above": SRE at least this many times VRE (the paper's MSLR / Yahoo Table 5 ratios are larger)
@@ -24,43 +26,72 @@ def _fmt(row) -> str:
     return f"{row['estimate']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
 
 
+def _judged_rows(trends: pd.DataFrame, wanted, policy: engine.Policy) -> tuple[list, int]:
+    """``[(claim, row, judged)]`` of every tested row of ``wanted`` (``[(comparison, quantity, metric, direction,
+    claim)]``), judged as one family; and the family's size."""
+    found = []
+    for comparison, quantity, metric, direction, claim in wanted:
+        if trends.empty:
+            continue
+        rows = trends[(trends["comparison"] == comparison) & (trends["quantity"] == quantity)
+                      & (trends["metric"] == metric)]
+        for _, row in rows.iterrows():
+            tested = engine.Tested(engine.TREND, direction * row["difference"],
+                                   *sorted((direction * row["ci_low"], direction * row["ci_high"])), row["p"],
+                                   int(row["n_queries"]), row["se"])
+            found.append((claim, row, tested))
+    judged = engine.judge([t for _, _, t in found], policy)
+    return [(claim, row, j) for (claim, row, _), j in zip(found, judged)], (judged[0].family if judged else 0)
+
+
+def _test_cells(row, j) -> str:
+    p = "" if np.isnan(j.tested.p) else f"{j.tested.p:.3g}; {j.p_adjusted:.3g}"
+    return (f"{row['difference']:+.3g} [{row['ci_low']:+.3g}, {row['ci_high']:+.3g}] | {p} | {j.mde:.3g} | "
+            f"**{j.verdict}**")
+
+
 def build_summary(dataset: str, sweep: pd.DataFrame, trends: pd.DataFrame, comparison: pd.DataFrame,
-                  zhang: pd.DataFrame, significance: pd.DataFrame, param: str, metric: str) -> str:
+                  zhang: pd.DataFrame, significance: pd.DataFrame, param: str, metric: str,
+                  policy: engine.Policy = engine.Policy()) -> str:
     lines = [f"# {dataset}: paper claims and what this run measured", "",
              "Every number comes from `tables/biasvar_sweep.csv`, `tables/biasvar_trends.csv`, "
              "`tables/biasvar_comparison.csv`, `tables/zhang.csv` and `tables/significance.csv`, made by the rules "
              "of `rules/biasvar.smk` from the prediction files under `biasvar/predictions/` (each with its seed in "
              "`meta.json`).  A change is tested *paired over test queries*: the difference between two runs on "
-             "the same queries, with a 95% bootstrap interval over queries; **yes** = the claimed sign and an "
-             "interval that excludes 0.", ""]
-    lines += [f"## Ibrahim (2021), Figs. 5-6: bias and variance against the swept {param}", "",
-              "| claim | learner | fold | scheme | measured | smallest → largest value | difference [95% CI] | "
-              "Spearman ρ |", "|---|---|---|---|---|---|---|---|"]
+             "the same queries, a t-test over queries and a 95% bootstrap interval over queries. **reproduced**: "
+             "significant in the claimed direction (adjusted p); **contradicted**: significant the other way; "
+             "**inconclusive**: not significant and the MDE above the paper's effect; **not reproduced**: not "
+             "significant (see the MDE).", ""]
     claims = [("bias2", "score", -1, "Pointwise squared bias falls as p grows (§6.3)"),
               ("variance", "score", +1, "Pointwise variance rises as p grows (§6.3)"),
               ("sre", metric, -1, f"SRE ({metric}) falls as p grows (§6.4; may flatten at large p)"),
               ("vre", metric, +1, f"VRE ({metric}) rises as p grows (§6.4)"),
               ("ranking_error", metric, -1, f"Ranking error ({metric}) falls as p grows (Fig. 7)")]
-    last_first = trends[trends["comparison"] == "last_minus_first"] if len(trends) else trends
-    for quantity, qmetric, direction, claim in claims:
-        rows = last_first[(last_first["quantity"] == quantity) & (last_first["metric"] == qmetric)] \
-            if len(last_first) else last_first
-        for r in rows.itertuples():
-            lines.append(f"| {claim} | {r.learner} | {r.fold} | {SCHEME_LABELS.get(r.scheme, r.scheme)} | "
-                         f"{verdict(r.difference, r.ci_low, r.ci_high, direction)} | {r.first:g}: "
-                         f"{r.estimate_first:.4g} → {r.last:g}: {r.estimate_last:.4g} | {r.difference:+.3g} "
-                         f"[{r.ci_low:+.3g}, {r.ci_high:+.3g}] | {r.spearman:.2f} ({int(r.n_values)} values) |")
+    wanted = [("last_minus_first", q, m, d, c) for q, m, d, c in claims]
+    wanted += [("twofold_minus_bootstrap", q, m, +1, None) for q, m in (("variance", "score"), ("vre", metric))]
+    judged, family = _judged_rows(trends, wanted, policy)
+    lines += [engine.family_statement(family, policy) + " A claim's effect: the change (largest minus smallest "
+              "value; two-fold minus bootstrap) in the claimed direction; the paper gives no effect size here, so "
+              "a test without a significant change is *not reproduced*, with its MDE.", ""]
+    lines += [f"## Ibrahim (2021), Figs. 5-6: bias and variance against the swept {param}", "",
+              "| claim | learner | fold | scheme | smallest → largest value | difference [95% CI] | "
+              "p (raw; adjusted) | MDE | verdict | Spearman ρ |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for claim, r, j in judged:
+        if r["comparison"] != "last_minus_first":
+            continue
+        lines.append(f"| {claim} | {r['learner']} | {r['fold']} | {SCHEME_LABELS.get(r['scheme'], r['scheme'])} | "
+                     f"{r['first']:g}: {r['estimate_first']:.4g} → {r['last']:g}: {r['estimate_last']:.4g} | "
+                     f"{_test_cells(r, j)} | {r['spearman']:.2f} ({int(r['n_values'])} values) |")
     lines += ["", "## Two-fold variance above bootstrap variance (§6.3: ~3.5× at the largest p)", "",
-              "| learner | fold | setting | quantity | bootstrap | two-fold | ratio | difference [95% CI] | measured |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    gaps = trends[trends["comparison"] == "twofold_minus_bootstrap"] if len(trends) else trends
-    for quantity, qmetric in (("variance", "score"), ("vre", metric)):
-        rows = gaps[(gaps["quantity"] == quantity) & (gaps["metric"] == qmetric)] if len(gaps) else gaps
-        for r in rows.itertuples():
-            ratio = r.estimate_last / r.estimate_first if r.estimate_first > 0 else float("nan")
-            lines.append(f"| {r.learner} | {r.fold} | {r.setting} | {quantity if qmetric == 'score' else f'{quantity} ({qmetric})'} | "
-                         f"{r.estimate_first:.4g} | {r.estimate_last:.4g} | {ratio:.2f} | {r.difference:+.3g} "
-                         f"[{r.ci_low:+.3g}, {r.ci_high:+.3g}] | {verdict(r.difference, r.ci_low, r.ci_high, +1)} |")
+              "| learner | fold | setting | quantity | bootstrap | two-fold | ratio | difference [95% CI] | "
+              "p (raw; adjusted) | MDE | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for _, r, j in judged:
+        if r["comparison"] != "twofold_minus_bootstrap":
+            continue
+        quantity = r["quantity"] if r["metric"] == "score" else f"{r['quantity']} ({r['metric']})"
+        ratio = r["estimate_last"] / r["estimate_first"] if r["estimate_first"] > 0 else float("nan")
+        lines.append(f"| {r['learner']} | {r['fold']} | {r['setting']} | {quantity} | {r['estimate_first']:.4g} | "
+                     f"{r['estimate_last']:.4g} | {ratio:.2f} | {_test_cells(r, j)} |")
     lines += ["", "## SRE far above VRE (§6.5: \"the value of SRE has been found to be far greater than VRE\")", "",
               "| learner | fold | setting | scheme | metric | SRE | VRE | SRE/VRE | measured |", "|---|---|---|---|---|---|---|---|---|"]
     sre = sweep[sweep["quantity"] == "sre"].set_index(["learner", "fold", "setting", "scheme", "metric"])
@@ -71,11 +102,11 @@ def build_summary(dataset: str, sweep: pd.DataFrame, trends: pd.DataFrame, compa
         v = vre.loc[key]
         ratio = s["estimate"] / v["estimate"] if v["estimate"] > 0 else float("inf")
         above = s["ci_low"] > v["ci_high"]
-        measured = ("**yes**" if ratio >= FAR_RATIO else "**above, not far**") if above else "**no**"
+        measured = engine.untested(engine.DESCRIPTIVE, above and ratio >= FAR_RATIO)
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {SCHEME_LABELS.get(key[3], key[3])} | {key[4]} | {_fmt(s)} | "
                      f"{_fmt(v)} | {ratio:.1f} | {measured} |")
-    lines += ["", f"(**yes**: SRE's interval lies above VRE's and SRE ≥ {FAR_RATIO:g} × VRE; **above, not far**: "
-              "intervals apart, ratio smaller.)", ""]
+    lines += ["", f"(Descriptive, outside the family: *holds* when SRE's interval lies above VRE's and SRE ≥ "
+              f"{FAR_RATIO:g} × VRE.)", ""]
     if not comparison.empty:
         lines += ["## Table 5 analogue: learners compared by SRE and VRE (two-fold in the paper)", ""]
         block = comparison[comparison["metric"] == metric]

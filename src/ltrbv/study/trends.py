@@ -9,6 +9,9 @@ than comparing two marginal intervals, which share the query-to-query spread.
   sums ``n_docs * value`` over the summed ``n_docs``;
 * listwise quantities (``sre``, ``vre``, ``ranking_error``): the mean over queries where both runs are
   defined (queries without a relevant document are left out by the reducers).
+
+Each row also has the t-test over queries of the claim engine (``p``, ``se``, ``n_queries``); ``summary.md``
+judges the rows with it (:mod:`ltrbv.study.claims`).
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ import pandas as pd
 from scipy import stats
 
 from ..biasvar import query_bootstrap_interval, query_resample_counts
+from .claims import weighted_difference_test
 
 POINTWISE = ("bias2", "variance")
 LISTWISE = ("sre", "vre", "ranking_error")
 
 
 def _paired(first: pd.DataFrame, last: pd.DataFrame, quantity: str, metric: str | None, counts, level):
-    """(estimate_first, estimate_last, difference, ci_low, ci_high) of last - first over the shared queries."""
+    """(estimate_first, estimate_last, difference, ci_low, ci_high, p, se, n) of last - first over the shared
+    queries; p, se and n from the claim engine's t-test over queries
+    (:func:`ltrbv.study.claims.weighted_difference_test`)."""
     if metric is None:  # pointwise: one row per query (take the first metric's rows)
         a = first.drop_duplicates("qid").set_index("qid")
         b = last.drop_duplicates("qid").set_index("qid").reindex(a.index)
@@ -39,7 +45,8 @@ def _paired(first: pd.DataFrame, last: pd.DataFrame, quantity: str, metric: str 
     total = weights.sum()
     est_a, est_b = (va * weights).sum() / total, (vb * weights).sum() / total
     low, high = query_bootstrap_interval((vb - va) * weights, weights, counts=counts, level=level)
-    return est_a, est_b, est_b - est_a, low, high
+    test = weighted_difference_test(va, vb, weights, +1, (low, high))
+    return est_a, est_b, est_b - est_a, low, high, test.p, test.se, test.n
 
 
 def _rows_for(first, last, counts, level, metrics):
@@ -67,14 +74,14 @@ def trend_table(runs: pd.DataFrame, per_query: dict, n_resamples: int = 1000, le
         counts = query_resample_counts(first["qid"].nunique(), n_resamples, seed).astype(float)
         metrics = list(dict.fromkeys(first["metric"]))
         estimates = {path: per_query[path] for path in group["path"]}
-        for quantity, metric, (ea, eb, diff, low, high) in _rows_for(first, last, counts, level, metrics):
+        for quantity, metric, (ea, eb, diff, low, high, p, se, n) in _rows_for(first, last, counts, level, metrics):
             curve = [_mean(estimates[p], quantity, None if metric == "score" else metric) for p in group["path"]]
             rho = stats.spearmanr(group["value"], curve).statistic if len(set(curve)) > 1 else np.nan
             out.append({"comparison": "last_minus_first", "learner": learner, "fold": fold, "scheme": scheme,
                         "quantity": quantity, "metric": metric, "first": group.iloc[0]["value"],
                         "last": group.iloc[-1]["value"], "estimate_first": ea, "estimate_last": eb,
-                        "difference": diff, "ci_low": low, "ci_high": high, "spearman": rho,
-                        "n_values": len(group)})
+                        "difference": diff, "ci_low": low, "ci_high": high, "p": p, "se": se,
+                        "n_queries": n, "spearman": rho, "n_values": len(group)})
     return pd.DataFrame(out)
 
 
@@ -89,11 +96,12 @@ def scheme_gap_table(runs: pd.DataFrame, per_query: dict, n_resamples: int = 100
         first, last = per_query[by_scheme["bootstrap"]], per_query[by_scheme["twofold"]]
         counts = query_resample_counts(first["qid"].nunique(), n_resamples, seed).astype(float)
         metrics = list(dict.fromkeys(first["metric"]))
-        for quantity, metric, (ea, eb, diff, low, high) in _rows_for(first, last, counts, level, metrics):
+        for quantity, metric, (ea, eb, diff, low, high, p, se, n) in _rows_for(first, last, counts, level, metrics):
             out.append({"comparison": "twofold_minus_bootstrap", "learner": learner, "fold": fold, "scheme": "both",
                         "setting": setting, "quantity": quantity, "metric": metric,
                         "first": group["value"].iloc[0], "last": group["value"].iloc[0], "estimate_first": ea,
-                        "estimate_last": eb, "difference": diff, "ci_low": low, "ci_high": high})
+                        "estimate_last": eb, "difference": diff, "ci_low": low, "ci_high": high, "p": p, "se": se,
+                        "n_queries": n})
     return pd.DataFrame(out)
 
 
@@ -102,10 +110,3 @@ def _mean(frame: pd.DataFrame, quantity: str, metric: str | None) -> float:
         rows = frame.drop_duplicates("qid")
         return float((rows[quantity] * rows["n_docs"]).sum() / rows["n_docs"].sum())
     return float(frame.loc[frame["metric"] == metric, quantity].mean())
-
-
-def verdict(difference: float, low: float, high: float, direction: int) -> str:
-    """**yes** (claimed sign, interval excludes 0), **yes, within noise**, **no**, or **no: the opposite**."""
-    if np.sign(difference) == direction:
-        return "**yes**" if (low > 0 if direction > 0 else high < 0) else "**yes, within noise** (interval holds 0)"
-    return "**no: the opposite**" if (high < 0 if direction > 0 else low > 0) else "**no** (within noise)"

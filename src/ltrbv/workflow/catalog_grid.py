@@ -18,11 +18,13 @@ shipped entries are in ``config/catalog.yaml``.  An entry is of one of these kin
 * ``scores``   the validation scores of two (or more) sub-models of a bag, each trained on its own sample of
   the training queries (rule ``bag_submodel``), on the first fold: one ``catalog_scores`` job writes their
   distributions and a two-sample Kolmogorov-Smirnov test (table and figure);
-* ``target``   a file another section makes (e.g. ``tables/bagging_performance.md``);
-* ``unavailable`` a row that says why it cannot run here and which config runs it on the paper's data.
+* ``target``   a file another section makes (e.g. ``tables/bagging_performance.md``).
 
-One ``catalog_page`` job per dataset writes ``results/{dataset}/catalog.md``: each entry's claims,
-this run's numbers, a verdict and the CPU time of the jobs behind it.
+Every job of an entry with a table also writes its claims' tests (``catalog/<entry>.claims.csv``,
+:mod:`ltrbv.study.catalog_claims`).  One ``catalog_page`` job per dataset writes
+``results/{dataset}/catalog.md``: each entry's claims, this run's numbers, the verdict of the claim engine
+(:mod:`ltrbv.study.claims`; every tested claim of the page is one family, :func:`policy`) and the CPU
+time of the jobs behind it.
 
 Generated learners are added to ``learners:`` by :func:`expand` (called once by ``check_config``),
 so that the core run's rules, resources and checks treat them as any learner of the config; a
@@ -42,8 +44,8 @@ from .biasvar_grid import format_value
 from .core_grid import trainable
 from .datasets import covered_datasets, enabled_section
 
-COMPARE, SWEEP, CURVE, GRID, SCORES, TARGET, UNAVAILABLE = ("compare", "sweep", "curve", "grid", "scores", "target",
-                                                             "unavailable")
+COMPARE, SWEEP, CURVE, GRID, SCORES, TARGET = "compare", "sweep", "curve", "grid", "scores", "target"
+CLAIMS_EXT = "claims.csv"  # an entry's claims' tests: catalog/<entry>.claims.csv
 FIRST_FOLD = "first"  # an entry's ``folds: first``: each dataset's first fold
 TRAINED = (COMPARE, SWEEP, CURVE, GRID)
 GENERATING = (SWEEP, GRID)  # kinds whose values are generated learners
@@ -353,10 +355,9 @@ def learner_params(config: dict, name: str) -> dict:
 
 def entry_outputs(dataset: str, name: str, kind: str) -> list[str]:
     if kind == COMPARE:
-        return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset)]
+        return [paths.catalog_file(name, ext, dataset) for ext in ("csv", "md", CLAIMS_EXT)]
     if kind in (SWEEP, CURVE, GRID, SCORES):
-        return [paths.catalog_file(name, "csv", dataset), paths.catalog_file(name, "md", dataset),
-                *[paths.catalog_file(name, ext, dataset) for ext in ("png", "svg")]]
+        return [paths.catalog_file(name, ext, dataset) for ext in ("csv", "md", CLAIMS_EXT, "png", "svg")]
     return []
 
 
@@ -401,6 +402,20 @@ def page_inputs(config: dict, dataset: str) -> dict:
         elif entry["kind"] == TARGET and made[name]:
             out[name] = target_file(dataset, entry)
     return out
+
+
+def claim_files(config: dict, dataset: str) -> dict:
+    """``{entry: catalog/<entry>.claims.csv}`` of the entries with a table: the claims the page judges."""
+    return {name: paths.catalog_file(name, CLAIMS_EXT, dataset) for name, entry in entries(config).items()
+            if entry["kind"] in (*TRAINED, SCORES)}
+
+
+def policy(config: dict) -> dict:
+    """How the page judges its family (:class:`ltrbv.study.claims.Policy`): ``catalog.level`` (alpha),
+    ``catalog.power`` and ``catalog.correction``."""
+    section = settings(config) or {}
+    return {"alpha": section.get("level", 0.05), "power": section.get("power", 0.8),
+            "correction": section.get("correction", "holm")}
 
 
 def entry_params(config: dict, dataset: str, name: str) -> dict:
@@ -482,10 +497,9 @@ GRID_CLAIMS = ("overfits", "best_below")
 
 #: the fields each kind needs, and the optional ones it takes besides the common ones
 NEEDED = {COMPARE: ("learners",), SWEEP: ("learners", "param", "values"), CURVE: ("learners",),
-          GRID: ("learners", "grid", "sizes"), SCORES: ("bag",), TARGET: ("target", "section"), UNAVAILABLE: ()}
+          GRID: ("learners", "grid", "sizes"), SCORES: ("bag",), TARGET: ("target", "section")}
 OPTIONAL = {COMPARE: ("seeds", "folds", "baseline", "random_ranking"), SWEEP: ("seeds", "folds"),
-            CURVE: ("seeds", "folds"), GRID: ("seeds", "folds", "metric"), SCORES: ("submodels",), TARGET: (),
-            UNAVAILABLE: ()}
+            CURVE: ("seeds", "folds"), GRID: ("seeds", "folds", "metric"), SCORES: ("submodels",), TARGET: ()}
 KIND_FIELDS = {field for fields in (*NEEDED.values(), *OPTIONAL.values()) for field in fields}
 
 
@@ -502,8 +516,6 @@ def entry_problems(config: dict, name: str, entry: dict) -> list[str]:
         if field in entry and not ((field in ("baseline", "random_ranking") and entry[field] in (None, False))
                                    or (field == "submodels" and entry[field] == [0, 1])):
             found.append(f"{key}.{field} does not apply to kind {kind!r}")
-    if kind == UNAVAILABLE and not entry.get("note"):
-        found.append(f"{key}.note: an unavailable entry says why it cannot run here")
     if found:
         return found
     if kind in TRAINED:
@@ -575,6 +587,10 @@ def claim_problems(key: str, entry: dict, metrics: list[str]) -> list[str]:
     for i, claim in enumerate(entry.get("claims", [])):
         where = f"{key}.claims[{i}]"
         ckind = claim["kind"]
+        if ckind == "similar" and claim.get("margin") is None:
+            found.append(f"{where}.margin is required: the largest difference a 'similar' claim calls similar")
+        elif ckind != "similar" and "margin" in claim:
+            found.append(f"{where}.margin applies to 'similar' claims only (claim {ckind!r})")
         if ckind == "differ":
             if kind != SCORES:
                 found.append(f"{where}: a 'differ' claim is about a scores entry")
