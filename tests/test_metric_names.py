@@ -230,3 +230,14 @@ def test_biasvar_study_metrics_are_checked_with_the_parser():
     assert "'ndcg@10'" not in problems and "'map'" not in problems
     assert "biasvar.metrics: metric 'err@10': ranking error 1 - m needs a metric with ideal value 1" in problems
     assert "biasvar.metrics: unknown metric 'mrr'" in problems
+
+
+def test_a_learner_validates_in_an_ltr_convention_only():
+    """Validation data carries no document ids, so trec_eval's order of tied scores is not available there."""
+    from ltrbv.learners._validation_metric import check_validation_metric
+
+    check_validation_metric("ndcg@10", "letor4")
+    with pytest.raises(ValueError, match="eval_metric: metric 'nDCG@10' is trec_eval's"):
+        check_validation_metric("nDCG@10", "letor4")
+    with pytest.raises(ValueError, match="eval_convention: the trec_eval convention orders tied scores by document"):
+        check_validation_metric("nDCG@10", "trec_eval")
