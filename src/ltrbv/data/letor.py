@@ -3,8 +3,9 @@
 Covers LETOR 3.0/4.0 (dense, ``#docid = ... inc = ... prob = ...`` comments),
 MSLR-WEB10K/30K (136 raw, unnormalised features) and Yahoo C14 (sparse, feature
 ids up to 700, absent features are 0.0); plain or gzip-compressed files (detected
-by their magic bytes), LF or CRLF line endings, blank and comment-only lines,
-a leading UTF-8 byte-order mark.
+by their magic bytes), LF or CRLF line endings, blank and comment-only lines.
+A device, a pipe, an archive, a binary file or a byte-order mark is refused
+(:mod:`ltrbv.input_files`, the rule of every reader).
 
 :func:`read_letor` returns a :class:`~ltrbv.data.ranking_data.RankingData`:
 queries in order of first appearance, rows of a query in input-line order, and
@@ -34,6 +35,7 @@ import numpy as np
 from ltrbv.compile_lock import first_call
 from ltrbv.data import _letor_kernels as K
 from ltrbv.data.ranking_data import RankingData
+from ltrbv.input_files import InputFileError, open_data_stream
 
 __all__ = ["LetorFormatError", "NonContiguousQueryWarning", "read_letor"]
 
@@ -46,8 +48,6 @@ READ_BYTES = 4 * 1024 * 1024
 #: at most this many non-contiguous queries are warned about one by one
 MAX_QUERY_WARNINGS = 20
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_UTF8_BOM = b"\xef\xbb\xbf"
 _INT8_RANGE = (-128, 127)
 #: the largest feature index taken from a file when n_features is not given (X is dense: a larger
 #: index is far more likely a corrupt line than a real feature, and would ask for gigabytes)
@@ -79,18 +79,12 @@ class NonContiguousQueryWarning(UserWarning):
 
 
 def _open_binary(path):
-    if os.path.isdir(path):
-        raise LetorFormatError(path, None, "is a directory, expected a LETOR data file")
-    f = open(path, "rb")
+    """``(stream, raw)`` of a regular LETOR text file, plain or gzip (:func:`ltrbv.input_files.open_data_stream`:
+    a device, a pipe, an archive, a binary file or a byte-order mark is refused as a LetorFormatError)."""
     try:
-        magic = f.read(2)
-        f.seek(0)
-        if magic == _GZIP_MAGIC:
-            return gzip.GzipFile(fileobj=f, mode="rb"), f
-    except BaseException:
-        f.close()
-        raise
-    return f, None
+        return open_data_stream(path, "a LETOR data file")
+    except InputFileError as error:
+        raise LetorFormatError(error.path, error.line, error.problem) from None
 
 
 def _iter_chunks(path, chunk_bytes: int):
@@ -106,7 +100,6 @@ def _iter_chunks(path, chunk_bytes: int):
         buf = np.empty(max(size, 16), dtype=np.uint8)
         filled = 0
         eof = False
-        first = True
         while True:
             while filled < buf.size and not eof:
                 got = _read_into(path, stream, buf[filled : filled + READ_BYTES])
@@ -114,10 +107,6 @@ def _iter_chunks(path, chunk_bytes: int):
                     eof = True
                 else:
                     filled += got
-            if first and (filled >= 3 or eof):
-                first = False
-                if filled >= 3 and buf[:3].tobytes() == _UTF8_BOM:  # blank it: same lines, offsets
-                    buf[:3] = ord(" ")
             if eof:
                 if filled:
                     yield buf, filled
