@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -31,7 +32,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.per_query:
         check_output_path(args.per_query, *inputs, option="--per-query")
     data, matrix, _ = read_scored(args.data_file, [args.scores_file] if args.scores_file else [], args.qrels,
-                                  [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE")
+                                  [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE",
+                                  convention=args.convention)
     scores = matrix[0]
     table = per_query_table(data, scores, metrics, [args.convention], ties=args.ties)
     if args.per_query:
@@ -50,10 +52,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _export_trec(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from .data.cache import is_cache_file
     from .data.scored import read_data_file
     from .data.trec import read_docids, write_qrels, write_run
     from .io import check_output_path, read_scores
 
+    if not args.tag or any(c.isspace() for c in args.tag):
+        raise ValueError(f"--tag {args.tag!r}: a run's tag is one field, non-empty and without spaces")
     outputs = [p for p in (args.run, args.qrels) if p]
     for option, path in (("--run", args.run), ("--qrels", args.qrels)):
         if path:
@@ -62,7 +67,7 @@ def _export_trec(args: argparse.Namespace) -> int:
         raise ValueError(f"--qrels {args.qrels}: the same file as --run")
     data = read_data_file(args.data_file)
     scores = data.from_file_order(read_scores(args.scores_file, n_expected=data.n_docs))
-    if Path(args.data_file).suffix == ".npz":
+    if Path(args.data_file).suffix == ".npz" or is_cache_file(args.data_file):
         docids = np.char.add("L", data.line_numbers.astype(str))  # a cache keeps no comments: line numbers
     else:
         docids = data.from_file_order(read_docids(args.data_file))
@@ -76,6 +81,7 @@ def _export_trec(args: argparse.Namespace) -> int:
 def _synthetic(args: argparse.Namespace) -> int:
     from .data.synthetic import MSLR_SHAPED, SyntheticSpec, write_letor_folds
 
+    _check_synthetic_args(args)
     spec = MSLR_SHAPED if args.preset == "mslr" else SyntheticSpec()
     if args.seed is not None:
         spec = SyntheticSpec.from_dict({**spec.to_dict(), "seed": args.seed})
@@ -84,6 +90,34 @@ def _synthetic(args: argparse.Namespace) -> int:
     written = write_letor_folds(args.out_dir, spec, sparse=args.sparse)
     print(f"wrote {len(written)} files under {args.out_dir}", file=sys.stderr)
     return 0
+
+
+def _check_synthetic_args(args: argparse.Namespace) -> None:
+    """Refuse, before anything is generated or written: too few queries, a negative seed, an out_dir that is
+    not a folder, and (without --overwrite) any Fold*/{train,vali,test}.txt that exists already."""
+    from .data.synthetic import N_PARTITIONS
+    from .io import check_output_path
+
+    if args.queries is not None and args.queries < N_PARTITIONS:
+        raise ValueError(f"--queries {args.queries}: need at least {N_PARTITIONS} (one query in each partition "
+                         "S1..S5 of the five folds)")
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: a seed is a non-negative integer")
+    out = Path(args.out_dir)
+    if out.exists() and not out.is_dir() or out.is_symlink() and not out.is_dir():
+        raise ValueError(f"{out}: exists and is not a folder; OUT_DIR is the folder to write Fold1..Fold5 into")
+    targets = [out / f"Fold{fold}" / f"{split}.txt" for fold in range(1, N_PARTITIONS + 1)
+               for split in ("train", "vali", "test")]
+    for target in targets:
+        for folder in (target.parent,):
+            if folder.exists() and not folder.is_dir():
+                raise ValueError(f"{folder}: exists and is not a folder")
+        if target.parent.is_dir():
+            check_output_path(target, option="OUT_DIR")
+    existing = [str(t) for t in targets if os.path.lexists(t)]
+    if existing and not args.overwrite:
+        raise ValueError(f"{existing[0]}: exists ({len(existing)} of the {len(targets)} files to write exist); "
+                         "refusing to overwrite a data set: choose a new folder, or give --overwrite")
 
 
 def _scale(values: list[str] | None):
@@ -185,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     syn.add_argument("--queries", type=int, help="number of queries (default: the preset's)")
     syn.add_argument("--seed", type=int, help="generator seed (default: the preset's)")
     syn.add_argument("--sparse", action="store_true", help="omit zero-valued features (Yahoo-style)")
+    syn.add_argument("--overwrite", action="store_true",
+                     help="replace existing Fold*/{train,vali,test}.txt files (default: refuse to write over them)")
     syn.set_defaults(func=_synthetic)
 
     plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run",

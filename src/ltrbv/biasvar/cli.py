@@ -19,6 +19,29 @@ def _metric_list(values: list[str] | None) -> list[str]:
         raise ValueError(f"--metric: {error}") from None
 
 
+def _check_numbers(args: argparse.Namespace) -> None:
+    if args.resamples < 1:
+        raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
+    if not 0.0 < args.level < 1.0:
+        raise ValueError(f"--level must be in (0, 1), got {args.level}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+
+
+def _check_relevant(data, metrics: list[str], convention, path) -> None:
+    """Refuse data in which no query has a document relevant for a metric: its listwise numbers would all be
+    undefined (NaN), and its pointwise ones measure nothing a ranking needs."""
+    from ..metrics import get_convention
+
+    convention = get_convention(convention)
+    for metric in metrics:
+        threshold = convention.map_threshold if metric == "map" else 1
+        if not (data.labels >= threshold).any():
+            raise ValueError(f"{path}: no document of any query has a label >= {threshold}, relevant for {metric} "
+                             f"under the {convention.name!r} convention; SRE, VRE and the ranking error 1 - "
+                             f"{metric} need queries with a relevant document")
+
+
 def _biasvar(args: argparse.Namespace) -> int:
     from ..data.scored import read_scored
     from ..io import atomic_path, check_output_path
@@ -26,6 +49,7 @@ def _biasvar(args: argparse.Namespace) -> int:
     from .listwise import check_listwise_metric
 
     metrics = [check_listwise_metric(m) for m in _metric_list(args.metric)]
+    _check_numbers(args)
     files = args.scores or args.run or []
     n_files = len(files)
     if n_files < 2:
@@ -37,7 +61,8 @@ def _biasvar(args: argparse.Namespace) -> int:
     if args.per_query:
         inputs = [p for p in (args.data, args.qrels) if p] + files
         check_output_path(args.per_query, *inputs, option="--per-query")
-    data, scores, _ = read_scored(args.data, args.scores, args.qrels, args.run)
+    data, scores, _ = read_scored(args.data, args.scores, args.qrels, args.run, convention=args.convention)
+    _check_relevant(data, metrics, args.convention, args.data or args.qrels)
     result = decompose(data, scores, args.method, metrics=metrics, convention=args.convention,
                        n_resamples=args.resamples, level=args.level, seed=args.seed, ties=args.ties,
                        empty_queries=args.empty_queries)

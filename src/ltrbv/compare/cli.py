@@ -65,6 +65,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise ValueError(f"--permutations must be >= 1, got {args.permutations}")
     if not 0.0 < args.level < 1.0:
         raise ValueError(f"--level must be in (0, 1), got {args.level}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
 
 
 def _systems(args: argparse.Namespace, metrics: list[str], names: list[str]):
@@ -72,7 +74,7 @@ def _systems(args: argparse.Namespace, metrics: list[str], names: list[str]):
     from ..data.scored import read_scored
     from ..metrics import evaluate
 
-    data, matrix, _ = read_scored(args.data, args.scores, args.qrels, args.run)
+    data, matrix, _ = read_scored(args.data, args.scores, args.qrels, args.run, convention=args.convention)
     per_query = {name: evaluate(scores, data.labels, data.query_offsets, metrics, convention=args.convention,
                                 ties=args.ties)
                  for name, scores in zip(names, matrix)}
