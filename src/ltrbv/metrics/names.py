@@ -21,6 +21,7 @@ the name, and are refused like any unknown name.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 METRIC_KINDS = ("dcg", "ndcg", "err", "ap", "p")
@@ -37,7 +38,7 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     match = _NAME.fullmatch(str(name).strip().lower())
     kind = _KIND_OF_WORD.get(match["word"]) if match else None
     if kind is None:
-        raise ValueError(f"unknown metric {name!r}; known: {KNOWN_FORMS}")
+        raise ValueError(f"unknown metric {name!r}{_did_you_mean(name)}; known: {KNOWN_FORMS}")
     cutoff = match["cutoff"]
     if cutoff is None:
         if kind == "p":
@@ -48,6 +49,14 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     if not cutoff.isdigit() or int(cutoff) < 1:
         raise ValueError(f"metric {name!r}: the cutoff must be a positive integer; known: {KNOWN_FORMS}")
     return kind, int(cutoff)
+
+
+def _did_you_mean(name) -> str:
+    """`` (did you mean 'ndcg@10'?)`` for a misspelt metric word such as ``ndgc@10``, else ``""``."""
+    text = str(name).strip().lower()
+    word = re.match(r"[a-z]*", text).group()
+    close = difflib.get_close_matches(word, list(_KIND_OF_WORD), n=1, cutoff=0.75) if word else []
+    return f" (did you mean {close[0] + text[len(word):]!r}?)" if close else ""
 
 
 def canonical_metric(name: str) -> str:
