@@ -121,20 +121,35 @@ def _check_synthetic_args(args: argparse.Namespace) -> None:
 
 
 def _scale(values: list[str] | None):
-    """``--scale 3`` (every dataset) or ``--scale mslr10k=16.7 yahoo=11.2`` (per dataset)."""
+    """``--scale 3`` (every dataset) or ``--scale mslr10k=16.7 yahoo=11.2`` (per dataset); factors > 0."""
     if not values:
         return 1.0
     if len(values) == 1 and "=" not in values[0]:
-        return float(values[0])
+        return _factor(values[0])
     pairs = [v.split("=", 1) for v in values]
-    if any(len(p) != 2 for p in pairs):
+    if any(len(p) != 2 or not p[0] for p in pairs):
         raise ValueError(f"--scale takes one number or DATASET=FACTOR pairs, got {values}")
-    return {name: float(factor) for name, factor in pairs}
+    return {name: _factor(factor) for name, factor in pairs}
+
+
+def _factor(text: str) -> float:
+    from .input_files import parse_float
+
+    try:
+        value = parse_float(text, "factor")
+    except ValueError as error:
+        raise ValueError(f"--scale: {error}") from None
+    if value <= 0:
+        raise ValueError(f"--scale: factor {text!r} must be > 0")
+    return value
 
 
 def _check_config_files(paths) -> None:
+    from .input_files import check_regular_file
     from .workflow.validation import config_file_problems
 
+    for path in paths:  # a FIFO would block the YAML reader, a device never end
+        check_regular_file(path, "a config file")
     problems = [problem for path in paths for problem in config_file_problems(path)]
     if problems:
         raise ValueError("invalid config file:\n  " + "\n  ".join(problems))
@@ -151,6 +166,9 @@ def _plan(args: argparse.Namespace) -> int:
     from .workflow.plan import calibration_costs, calibration_targets, dry_run, estimate
 
     _check_config_files(args.configfile)
+    if args.scale and not args.calibration:
+        raise ValueError("--scale multiplies the costs of --calibration; give --calibration too")
+    scale = _scale(args.scale)  # checked before the dry run
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
     if args.calibration_targets:
         print("\n".join(calibration_targets(jobs)))
@@ -164,7 +182,6 @@ def _plan(args: argparse.Namespace) -> int:
         costs = calibration_costs(args.calibration)
         if costs.empty:
             raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
-        scale = _scale(args.scale)
         table = estimate(jobs, costs, scale=scale)
         known = table["core_hours"].notna()
         print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale or 1}):")

@@ -50,6 +50,9 @@ _MAGICS = (
     (b"\x89PNG", "looks like a PNG image"),
     (b"%PDF-", "looks like a PDF document"),
 )
+#: the problem of a line holding a carriage return that ends no line
+CR_ONLY = ("a carriage return (CR) inside the line: the file has old Mac line endings (CR only) or mixes them; "
+           "convert them to LF (e.g. tr '\\r' '\\n')")
 _BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -88,8 +91,8 @@ def check_regular_file(path: str | os.PathLike, what: str) -> Path:
     except FileNotFoundError:
         raise FileNotFoundError(f"{text}: no such file ({what})") from None
     if not stat.S_ISREG(mode):
-        hint = ("; ltrbv reads it twice and needs its size: save the stream to a regular file first"
-                if not stat.S_ISDIR(mode) else "")
+        hint = ("; ltrbv reads its inputs from regular files only (the LETOR reader reads a file twice): save "
+                "the stream to a file first" if not stat.S_ISDIR(mode) else "")
         raise InputFileError(text, None, f"is {_file_type(mode)}, expected {what} (a regular file){hint}")
     return Path(path)
 
@@ -150,12 +153,16 @@ def read_text_lines(path, what: str) -> list[tuple[int, str]]:
     lines = data.split(b"\n")
     last = lines.pop()  # what follows the last newline: empty in a whole file
     if last:
+        if b"\r" in last:
+            raise InputFileError(path, len(lines) + 1, CR_ONLY)
         raise InputFileError(path, len(lines) + 1, "the last line has no final newline: the "
                              "file looks cut short (truncated download or copy); restore the whole file")
     out = []
     for number, line in enumerate(lines, start=1):
         if line.endswith(b"\r"):
             line = line[:-1]
+        if b"\r" in line:
+            raise InputFileError(path, number, CR_ONLY)
         try:
             out.append((number, line.decode("utf-8")))
         except UnicodeDecodeError as exc:

@@ -8,6 +8,7 @@ written as CSV ``qid,q``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -21,6 +22,8 @@ def _sampling_distribution(args: argparse.Namespace) -> int:
     from .rankings import ranks_from_scores
     from .sampling import compare_distribution, estimate_distribution, query_costs
 
+    if args.scores_b and os.path.realpath(args.scores_b) == os.path.realpath(args.scores):
+        raise ValueError(f"--scores-b {args.scores_b}: the same file as --scores; compare two ranking functions")
     if args.out:
         check_output_path(args.out, args.data, args.label_probs, args.scores,
                           *([args.scores_b] if args.scores_b else []), option="--out")

@@ -28,22 +28,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
 
 
-def _check_relevant(data, metrics: list[str], convention, path) -> None:
-    """Refuse data in which no query has a document relevant for a metric: its listwise numbers would all be
-    undefined (NaN), and its pointwise ones measure nothing a ranking needs."""
-    from ..metrics import get_convention
-
-    convention = get_convention(convention)
-    for metric in metrics:
-        threshold = convention.map_threshold if metric == "map" else 1
-        if not (data.labels >= threshold).any():
-            raise ValueError(f"{path}: no document of any query has a label >= {threshold}, relevant for {metric} "
-                             f"under the {convention.name!r} convention; SRE, VRE and the ranking error 1 - "
-                             f"{metric} need queries with a relevant document")
-
-
 def _biasvar(args: argparse.Namespace) -> int:
-    from ..data.scored import read_scored
+    from ..data.scored import check_relevant, read_scored
     from ..io import atomic_path, check_output_path
     from .decomposition import decompose
     from .listwise import check_listwise_metric
@@ -62,7 +48,8 @@ def _biasvar(args: argparse.Namespace) -> int:
         inputs = [p for p in (args.data, args.qrels) if p] + files
         check_output_path(args.per_query, *inputs, option="--per-query")
     data, scores, _ = read_scored(args.data, args.scores, args.qrels, args.run, convention=args.convention)
-    _check_relevant(data, metrics, args.convention, args.data or args.qrels)
+    check_relevant(data, metrics, args.convention, args.data or args.qrels,
+                   "SRE, VRE and the ranking error 1 - m need queries with a relevant document")
     result = decompose(data, scores, args.method, metrics=metrics, convention=args.convention,
                        n_resamples=args.resamples, level=args.level, seed=args.seed, ties=args.ties,
                        empty_queries=args.empty_queries)

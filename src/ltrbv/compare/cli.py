@@ -71,10 +71,12 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 def _systems(args: argparse.Namespace, metrics: list[str], names: list[str]):
     """(qids, {system: {metric: per-query values}}) of score files on a LETOR file, or of TREC runs."""
-    from ..data.scored import read_scored
+    from ..data.scored import check_relevant, read_scored
     from ..metrics import evaluate
 
     data, matrix, _ = read_scored(args.data, args.scores, args.qrels, args.run, convention=args.convention)
+    check_relevant(data, metrics, args.convention, args.data or args.qrels,
+                   "every system would score the same on every query, and no test can tell them apart")
     per_query = {name: evaluate(scores, data.labels, data.query_offsets, metrics, convention=args.convention,
                                 ties=args.ties)
                  for name, scores in zip(names, matrix)}

@@ -35,7 +35,7 @@ import numpy as np
 from ltrbv.compile_lock import first_call
 from ltrbv.data import _letor_kernels as K
 from ltrbv.data.ranking_data import RankingData
-from ltrbv.input_files import InputFileError, open_data_stream
+from ltrbv.input_files import CR_ONLY, InputFileError, open_data_stream
 
 __all__ = ["LetorFormatError", "NonContiguousQueryWarning", "read_letor"]
 
@@ -159,6 +159,8 @@ def _scan(path, need_max_index: bool, chunk_bytes: int):
     if last and not last.endswith(b"\n"):
         tail = last.rsplit(b"\n", 1)[-1].strip()
         if tail and not tail.startswith(b"#"):
+            if b"\r" in tail:
+                raise LetorFormatError(path, line0, CR_ONLY)
             raise LetorFormatError(path, line0, "the last line has no final newline: the file looks cut short "
                                    "(truncated download or copy); restore the whole file")
     return n_data, best, best_line
@@ -359,7 +361,11 @@ def _parse(path, n_features, max_feature, label_range) -> RankingData:
         )  # fmt: skip
         if err != K.OK:
             token = _token_text(buf, int(tok_lo), int(tok_hi))
-            raise _kernel_error(source, err, err_line, token, n_cols, max_feature, label_range)
+            error = _kernel_error(source, err, err_line, token, n_cols, max_feature, label_range)
+            start = int(K.last_newline(buf, int(tok_lo))) + 1
+            if b"\r" in buf[start:int(tok_lo)].tobytes().split(b"#")[0]:  # a CR before the token, outside a comment
+                raise LetorFormatError(source, error.line, f"{error.what}; {CR_ONLY}")
+            raise error
         first_new = n_runs
         for r in range(first_new, int(runs_end)):
             qid = buf[run_lo[r] : run_hi[r]].tobytes().decode("utf-8", "backslashreplace")

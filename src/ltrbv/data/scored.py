@@ -44,6 +44,22 @@ def check_labels(data: RankingData, path, convention) -> None:
         raise ValueError(f"{where}: label {int(data.labels[row])} outside {scale}")
 
 
+def check_relevant(data: RankingData, metrics, convention, path, needs: str) -> None:
+    """Refuse data in which no document of any query is relevant for one of ``metrics`` under ``convention``
+    (AP and P@k: label >= its map_threshold; the gain-based metrics: label >= 1): every number such a metric
+    gives would be the convention's value for an empty query, the same for every ranking.  ``needs`` says
+    what the command computes from it."""
+    from ..metrics import get_convention
+    from ..metrics.names import parse_metric
+
+    convention = get_convention(convention)
+    for metric in metrics:
+        threshold = convention.map_threshold if parse_metric(metric)[0] in ("ap", "p") else 1
+        if not (data.labels >= threshold).any():
+            raise ValueError(f"{path}: no document of any query has a label >= {threshold}, relevant for {metric} "
+                             f"under the {convention.name!r} convention; {needs}")
+
+
 def read_scored(data=None, scores=(), qrels=None, runs=(), data_option="--data", scores_option="--scores",
                 convention=None) -> tuple[RankingData, np.ndarray, list[str]]:
     """``(data, scores of shape (n_models, n_docs) in row order, the score or run files)``.
