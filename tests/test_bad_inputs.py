@@ -171,6 +171,16 @@ OUTPUT_OPTIONS = (
                             "--scores", str(f["scores"]), "--measure", "dcg"]),
 )
 
+BENCH_HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def benchmark(root: Path, text: str) -> Path:
+    """A calibration folder holding one Snakemake benchmark file (a rule's) with ``text``."""
+    (root / "bench").mkdir()
+    (root / "bench" / "performance_table.tsv").write_text(text)
+    return root / "bench"
+
+
 #: numbers outside the one grammar of numbers in files: (case name, token, what the message says)
 BAD_NUMBERS = (
     ("nan", "nan", "not finite"), ("inf", "inf", "not finite"), ("minus-infinity", "-Infinity", "not finite"),
@@ -449,6 +459,15 @@ CLI_CASES = [
                                    ("nan", "x=nan", r"--scale: factor 'nan' is not finite"),
                                    ("negative", "-3", r"--scale: factor '-3' must be > 0"),
                                    ("no-dataset", "=2", r"--scale takes one number or DATASET=FACTOR pairs"))],
+    *[CliCase(f"plan-benchmark-{name}", (lambda t: lambda f, d: ["plan", "--calibration", str(benchmark(d, t))])(text),
+              rf"performance_table.tsv{where}: {message}")
+      for name, text, where, message in (
+          ("cpu-time-nan", BENCH_HEADER + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\tnan\n", ", line 2", "cpu_time 'nan' is not finite"),
+          ("wall-time-text", BENCH_HEADER + "abc\t0\t1\t1\t1\t1\t0\t0\t50\t0\n", ", line 2", "s 'abc' is not a number"),
+          ("negative", BENCH_HEADER + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\t-3\n", ", line 2", "cpu_time -3.0 is negative"),
+          ("short-line", BENCH_HEADER + "4.0\t0\t1\n", ", line 2", "3 tab-separated fields, the header has 10"),
+          ("empty", "", "", "empty, not a Snakemake benchmark file"),
+          ("no-s-column", "wall\tcpu_time\n1\t2\n", ", line 1", "no column 's'"))],
     CliCase("compare-no-relevant-document",
             lambda f, d: ["compare", "--data", str(relabel(d, "zero.txt", 0, every=True)), "--scores", str(f["scores"]),
                           str(f["scores2"])],
@@ -939,3 +958,17 @@ def test_the_writer_refuses_what_is_not_a_regular_file(tmp_path, kind):
     if kind == "symlink":
         assert Path(target).is_symlink() and (tmp_path / "target.csv").read_text() == "keep me\n"
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_every_output_option_is_probed():
+    """Each command's output options (metavar OUT..., or --out) are rows above: a new one needs its rows."""
+    import argparse
+
+    from ltrbv.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    outputs = {(command, option) for command, parser in sub.choices.items() for action in parser._actions
+               for option in action.option_strings[:1]
+               if str(action.metavar or "").startswith("OUT") or action.dest == "out"}
+    probed = {(argv(FAKE, Path("."))[0], option) for option, argv in OUTPUT_OPTIONS}
+    assert outputs == probed

@@ -168,7 +168,10 @@ def _plan(args: argparse.Namespace) -> int:
     _check_config_files(args.configfile)
     if args.scale and not args.calibration:
         raise ValueError("--scale multiplies the costs of --calibration; give --calibration too")
-    scale = _scale(args.scale)  # checked before the dry run
+    scale = _scale(args.scale)  # checked before the dry run, as are the calibration's files
+    costs = calibration_costs(args.calibration) if args.calibration else None
+    if costs is not None and costs.empty:
+        raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
     if args.calibration_targets:
         print("\n".join(calibration_targets(jobs)))
@@ -179,9 +182,6 @@ def _plan(args: argparse.Namespace) -> int:
         if rule != "total":
             print(f"  {rule:<24} {count:>6}")
     if args.calibration:
-        costs = calibration_costs(args.calibration)
-        if costs.empty:
-            raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
         table = estimate(jobs, costs, scale=scale)
         known = table["core_hours"].notna()
         print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale or 1}):")
