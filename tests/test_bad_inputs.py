@@ -972,3 +972,19 @@ def test_every_output_option_is_probed():
                if str(action.metavar or "").startswith("OUT") or action.dest == "out"}
     probed = {(argv(FAKE, Path("."))[0], option) for option, argv in OUTPUT_OPTIONS}
     assert outputs == probed
+
+
+def test_a_line_without_end_is_refused_not_read_forever(tmp_path, monkeypatch, capsys):
+    """A gzip stream is not bounded by its file's size: a line longer than MAX_LINE_BYTES is refused (the
+    reader's buffer doubled without a cap)."""
+    from ltrbv.data import letor
+
+    monkeypatch.setattr(letor, "MAX_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(letor, "CHUNK_BYTES", 1 << 16)
+    files = make_files(tmp_path)
+    endless = write_bytes(tmp_path, "long.txt.gz", gzip.compress(TEXT.encode() + b"1 qid:9" + b" 1:0.5" * (1 << 20)))
+    before = tree_digest(tmp_path)
+    assert main(_ev(endless, files["scores"])) == 2
+    assert re.search(rf"long.txt.gz: a line of more than 1,048,576 bytes from byte {len(TEXT):,} on: not a LETOR "
+                     "text file", capsys.readouterr().err)
+    assert tree_digest(tmp_path) == before

@@ -45,6 +45,9 @@ CHUNK_BYTES = 16 * 1024 * 1024
 #: largest single read; GzipFile.readinto goes through a temporary bytes object this big
 READ_BYTES = 4 * 1024 * 1024
 
+#: the longest line read (a gzip stream is not bounded by its file's size; a LETOR line is a few KB)
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
 #: at most this many non-contiguous queries are warned about one by one
 MAX_QUERY_WARNINGS = 20
 
@@ -98,7 +101,7 @@ def _iter_chunks(path, chunk_bytes: int):
         if raw is None:  # plain file: no bigger than the file itself
             size = min(size, os.fstat(stream.fileno()).st_size + 1)
         buf = np.empty(max(size, 16), dtype=np.uint8)
-        filled = 0
+        filled = consumed = 0
         eof = False
         while True:
             while filled < buf.size and not eof:
@@ -113,11 +116,15 @@ def _iter_chunks(path, chunk_bytes: int):
                 return
             cut = K.last_newline(buf, filled) + 1
             if cut == 0:  # one line longer than the buffer: grow it
+                if buf.size >= MAX_LINE_BYTES:
+                    raise LetorFormatError(path, None, f"a line of more than {MAX_LINE_BYTES:,} bytes from byte "
+                                           f"{consumed:,} on: not a LETOR text file (a LETOR line is a few KB)")
                 bigger = np.empty(2 * buf.size, dtype=np.uint8)
                 bigger[:filled] = buf[:filled]
                 buf = bigger
                 continue
             yield buf, cut
+            consumed += cut
             rest = filled - cut
             if rest:
                 buf[:rest] = buf[cut:filled]
