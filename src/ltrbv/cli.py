@@ -53,7 +53,7 @@ def _export_trec(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .data.cache import is_cache_file
-    from .data.scored import read_data_file
+    from .data.scored import check_label_range, read_data_file
     from .data.trec import read_docids, write_qrels, write_run
     from .io import check_output_path, read_scores
 
@@ -66,6 +66,10 @@ def _export_trec(args: argparse.Namespace) -> int:
     if args.qrels and Path(args.qrels).resolve() == Path(args.run).resolve():
         raise ValueError(f"--qrels {args.qrels}: the same file as --run")
     data = read_data_file(args.data_file)
+    if args.qrels:  # qrels hold relevance grades; 2^label - 1 must fit an int64
+        top = 62 if args.qrels_gain == "exp2" else 127
+        check_label_range(data, args.data_file, 0, top, f"the labels 0..{top} of qrels with --qrels-gain "
+                          f"{args.qrels_gain}")
     scores = data.from_file_order(read_scores(args.scores_file, n_expected=data.n_docs))
     if Path(args.data_file).suffix == ".npz" or is_cache_file(args.data_file):
         docids = np.char.add("L", data.line_numbers.astype(str))  # a cache keeps no comments: line numbers

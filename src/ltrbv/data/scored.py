@@ -34,7 +34,12 @@ def label_scale(convention) -> tuple[int, str]:
 def check_labels(data: RankingData, path, convention) -> None:
     """Refuse a label outside ``convention``'s scale 0..max_grade, naming the file and line of the first one."""
     top, scale = label_scale(convention)
-    bad = (data.labels < 0) | (data.labels > top)
+    check_label_range(data, path, 0, top, scale)
+
+
+def check_label_range(data: RankingData, path, lo: int, hi: int, scale: str) -> None:
+    """Refuse a label outside ``lo..hi`` (``scale`` says whose range), naming the file and line of the first."""
+    bad = (data.labels < lo) | (data.labels > hi)
     if bad.any():
         rows = np.flatnonzero(bad)
         row = rows[np.argmin(data.line_numbers[rows])]
