@@ -477,6 +477,9 @@ CLI_CASES = [
                           "--qrels", str(d / "o.qrels"), "--qrels-gain", "exp2"],
             rf"big.txt, line {RELABELLED}: label 70 outside the labels 0..62 of qrels with --qrels-gain exp2",
             ("o.run", "o.qrels")),
+    CliCase("score-with-a-comment", lambda f, d: _ev(f["data"], write(d, "c.scores", "0.5\n" * 2 + "0.5 # note\n"
+                                                                   + "0.5\n" * (N_DOCS - 3))),
+            r"c.scores, line 3: 3 fields, a score file holds exactly one number per line\n"),
     CliCase("compare-no-relevant-document",
             lambda f, d: ["compare", "--data", str(relabel(d, "zero.txt", 0, every=True)), "--scores", str(f["scores"]),
                           str(f["scores2"])],

@@ -110,7 +110,7 @@ def read_scores(path: str | os.PathLike, n_expected: int | None = None) -> np.nd
             raise ScoreFileError(f"{path}, line {line_number}: empty line, expected a score")
         if len(fields) > 1:
             hint = (" (this looks like RankLib's 'qid doc score' output: keep its last column, "
-                    "e.g. cut -f3)" if len(fields) == 3 else "")
+                    "e.g. cut -f3)" if len(fields) == 3 and "#" not in line else "")
             raise ScoreFileError(
                 f"{path}, line {line_number}: {len(fields)} fields, a score file holds exactly one "
                 f"number per line{hint}"
