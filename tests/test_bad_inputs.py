@@ -103,7 +103,8 @@ def fifo(root: Path, name: str) -> Path:
 
 def pipe_path() -> str:
     """What a process substitution ``<(...)`` gives a command: /dev/fd/N, the read end of a pipe."""
-    read_end, _ = os.pipe()
+    read_end, write_end = os.pipe()
+    os.close(write_end)  # a reader that read it anyway would see an empty file, not wait forever
     return f"/dev/fd/{read_end}"
 
 
