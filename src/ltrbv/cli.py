@@ -108,16 +108,13 @@ def _check_synthetic_args(args: argparse.Namespace) -> None:
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed {args.seed}: a seed is a non-negative integer")
     out = Path(args.out_dir)
-    if out.exists() and not out.is_dir() or out.is_symlink() and not out.is_dir():
-        raise ValueError(f"{out}: exists and is not a folder; OUT_DIR is the folder to write Fold1..Fold5 into")
     targets = [out / f"Fold{fold}" / f"{split}.txt" for fold in range(1, N_PARTITIONS + 1)
                for split in ("train", "vali", "test")]
+    for folder in [out] + sorted({target.parent for target in targets}):
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise ValueError(f"{folder}: exists and is not a folder; OUT_DIR is the folder to write Fold1..Fold5 into")
     for target in targets:
-        for folder in (target.parent,):
-            if folder.exists() and not folder.is_dir():
-                raise ValueError(f"{folder}: exists and is not a folder")
-        if target.parent.is_dir():
-            check_output_path(target, option="OUT_DIR")
+        check_output_path(target, option="OUT_DIR")  # not a symbolic link, FIFO or device
     existing = [str(t) for t in targets if os.path.lexists(t)]
     if existing and not args.overwrite:
         raise ValueError(f"{existing[0]}: exists ({len(existing)} of the {len(targets)} files to write exist); "
