@@ -70,7 +70,7 @@ class InputFileError(ValueError):
         return (type(self), (self.path, self.line, self.problem))
 
 
-def _file_type(mode: int) -> str:
+def file_type(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe) or a pipe"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
@@ -93,7 +93,7 @@ def check_regular_file(path: str | os.PathLike, what: str) -> Path:
     if not stat.S_ISREG(mode):
         hint = ("; ltrbv reads its inputs from regular files only (the LETOR reader reads a file twice): save "
                 "the stream to a file first" if not stat.S_ISDIR(mode) else "")
-        raise InputFileError(text, None, f"is {_file_type(mode)}, expected {what} (a regular file){hint}")
+        raise InputFileError(text, None, f"is {file_type(mode)}, expected {what} (a regular file){hint}")
     return Path(path)
 
 

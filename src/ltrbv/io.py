@@ -131,13 +131,13 @@ def read_scores(path: str | os.PathLike, n_expected: int | None = None) -> np.nd
 
 def _not_regular(path: Path) -> str | None:
     """What ``path`` is if it exists and is not a regular file (a symbolic link is not followed), else None."""
-    from .input_files import _file_type
+    from .input_files import file_type
 
     try:
         mode = os.lstat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):  # a new path (the folder is checked on its own)
         return None
-    return None if stat.S_ISREG(mode) else _file_type(mode)
+    return None if stat.S_ISREG(mode) else file_type(mode)
 
 
 def check_output_path(output: str | os.PathLike, *inputs: str | os.PathLike, option: str = "output") -> Path:
