@@ -62,7 +62,7 @@ def test_writes_the_library_distribution(files, measure, compare, cost):
     ("0.5 0.5 0\n" * 10, "10 lines for 9 documents"),
     ("0.5 0.5 0\n" * 4 + "0.5 0.5\n" + "0.5 0.5 0\n" * 4, "line 5: 2 columns, line 1 has 3"),
     ("0.5 0.5 0\n" * 2 + "0.5 0.4 0\n" + "0.5 0.5 0\n" * 6, "line 3: probabilities sum to 0.9, not 1"),
-    ("0.5 0.5 0\n" + "0.5 abc 0\n" + "0.5 0.5 0\n" * 7, "line 2: 'abc' is not a number"),
+    ("0.5 0.5 0\n" + "0.5 abc 0\n" + "0.5 0.5 0\n" * 7, "line 2: probability 'abc' is not a number"),
     ("1.5 -0.5 0\n" + "0.5 0.5 0\n" * 8, "line 1: probabilities must lie in [0, 1]"),
 ])
 def test_bad_label_probs_give_a_clear_error(files, capsys, content, message):

@@ -10,10 +10,14 @@ cache left behind, the inputs unchanged, and nothing written outside the results
 
 from __future__ import annotations
 
+import bz2
 import copy
+import lzma
+import os
 import re
 import gzip
 import hashlib
+import tarfile
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -87,6 +91,108 @@ def write(root: Path, name: str, text: str) -> Path:
     return root / name
 
 
+def write_bytes(root: Path, name: str, data: bytes) -> Path:
+    (root / name).write_bytes(data)
+    return root / name
+
+
+def fifo(root: Path, name: str) -> Path:
+    os.mkfifo(root / name)
+    return root / name
+
+
+def pipe_path() -> str:
+    """What a process substitution ``<(...)`` gives a command: /dev/fd/N, the read end of a pipe."""
+    read_end, write_end = os.pipe()
+    os.close(write_end)  # a reader that read it anyway would see an empty file, not wait forever
+    return f"/dev/fd/{read_end}"
+
+
+def tar_gz(source: Path, root: Path, name: str = "data.tar.gz", compression: str = "gz") -> Path:
+    with tarfile.open(root / name, f"w:{compression}" if compression else "w") as archive:
+        archive.add(source, arcname=source.name)
+    return root / name
+
+
+#: the data line whose label relabel() changes (the first document of query 2)
+RELABELLED = 6
+
+
+def relabel(root: Path, name: str, label: int, every: bool = False) -> Path:
+    lines = TEXT.splitlines(keepends=True)
+    for i in range(len(lines)) if every else [RELABELLED - 1]:
+        lines[i] = f"{label}{lines[i][lines[i].index(' '):]}"
+    return write(root, name, "".join(lines))
+
+
+def cache_of(path: Path) -> Path:
+    return save_cache(read_letor(path), path.with_suffix(".npz"))
+
+
+def fold_tree(root: Path, link: Path | None = None) -> Path:
+    """A data set folder ``ds`` holding Fold1/train.txt (a copy of the good data, or a symbolic link to ``link``)."""
+    (root / "ds" / "Fold1").mkdir(parents=True)
+    target = root / "ds" / "Fold1" / "train.txt"
+    if link is None:
+        target.write_text(TEXT)
+    else:
+        target.symlink_to(link)
+    return root / "ds"
+
+
+def output_target(kind: str, root: Path) -> Path | str:
+    """An existing output path that is not a regular file: a symbolic link (to a file), a FIFO, a device."""
+    if kind == "symlink":
+        write(root, "target.csv", "keep me\n")
+        (root / "link.out").symlink_to(root / "target.csv")
+        return root / "link.out"
+    if kind == "fifo":
+        return fifo(root, "fifo.out")
+    return "/dev/full"
+
+
+OUTPUT_KIND_WORDS = {"symlink": "symbolic link", "fifo": r"FIFO \(named pipe\) or a pipe", "device": "character device"}
+
+
+def _compare_argv(f, d):
+    return ["compare", "--data", str(f["data"]), "--scores", str(f["scores"]), str(f["scores2"])]
+
+
+#: every output option of every command: (option, the command's arguments without it)
+OUTPUT_OPTIONS = (
+    ("--per-query", lambda f, d: _ev(f["data"], f["scores"])),
+    ("--run", lambda f, d: ["export-trec", str(f["data"]), str(f["scores"])]),
+    ("--qrels", lambda f, d: ["export-trec", str(f["data"]), str(f["scores"]), "--run", str(d / "o.run")]),
+    ("--csv", _compare_argv),
+    ("--latex", _compare_argv),
+    ("--plot", _compare_argv),
+    ("--per-query", lambda f, d: ["biasvar", "--data", str(f["data"]), "--method", "bootstrap", "--scores",
+                                  str(f["scores"]), str(f["scores2"])]),
+    ("--out", lambda f, d: ["sampling-distribution", "--data", str(f["data"]), "--label-probs", str(f["probs"]),
+                            "--scores", str(f["scores"]), "--measure", "dcg"]),
+)
+
+BENCH_HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def benchmark(root: Path, text: str) -> Path:
+    """A calibration folder holding one Snakemake benchmark file (a rule's) with ``text``."""
+    (root / "bench").mkdir()
+    (root / "bench" / "performance_table.tsv").write_text(text)
+    return root / "bench"
+
+
+#: numbers outside the one grammar of numbers in files: (case name, token, what the message says)
+BAD_NUMBERS = (
+    ("nan", "nan", "not finite"), ("inf", "inf", "not finite"), ("minus-infinity", "-Infinity", "not finite"),
+    ("underscore", "1_000", "not a number"), ("hex", "0x1p3", "not a number"), ("plus-minus", "+-1", "not a number"),
+    ("thousands-separator", "1,000.5", "not a number"), ("decimal-comma", "0,5", "not a number"),
+    ("trailing-junk", "0.5abc", "not a number"), ("non-ascii-digits", "\u0661\u0662", "not a number"),
+    ("overflow", "1e999", "out of the range of a float64"), ("lone-exponent", "1e", "not a number"),
+    ("lone-dot", ".", "not a number"),
+)
+
+
 # -- CLI cases --------------------------------------------------------------------------------
 
 @dataclass
@@ -99,6 +205,9 @@ class CliCase:
 
 def _ev(data, scores, *more):
     return ["evaluate", str(data), str(scores), *map(str, more)]
+
+
+FAKE = {"data": "d", "scores": "s", "scores2": "t", "probs": "p"}  # to name a command in a case id
 
 
 CLI_CASES = [
@@ -118,7 +227,7 @@ CLI_CASES = [
                                                    write(d, "two.scores", "0.1\n0.2\n")),
             r"wide.txt, line 1: a feature index above 100,000"),
     CliCase("data-is-a-directory", lambda f, d: _ev(d, f["scores"]), r": is a directory, expected a LETOR data file"),
-    CliCase("scores-is-a-directory", lambda f, d: _ev(f["data"], d), r"Is a directory"),
+    CliCase("scores-is-a-directory", lambda f, d: _ev(f["data"], d), r": is a directory, expected a score file"),
     CliCase("missing-data-file", lambda f, d: _ev(d / "absent.txt", f["scores"]), r"absent.txt"),
     CliCase("bad-label-line", lambda f, d: _ev(write(d, "lab.txt", TEXT.replace("qid:3", "qid:3", 1)
                                                      .replace("\n2 qid:2", "\nx qid:2", 1)), f["scores"]),
@@ -174,6 +283,252 @@ CLI_CASES = [
             r"c.yaml, line 3: not valid YAML"),
     CliCase("plan-invalid-yaml", lambda f, d: ["plan", "--configfile", str(write(d, "c.yaml", "run: {a: [1}\n"))],
             r"c.yaml, line 1: not valid YAML"),
+    # -- issue 28, CLI readers and writers (a second probe) --
+    *[CliCase(f"{argv(FAKE, Path('.'))[0]}{option}-onto-a-{kind}",
+              (lambda o, a, k: lambda f, d: a(f, d) + [o, str(output_target(k, d))])(option, argv, kind),
+              rf"{option} .*: is a {OUTPUT_KIND_WORDS[kind]}; an output must be a regular file or a new path")
+      for option, argv in OUTPUT_OPTIONS for kind in ("symlink", "fifo", "device")],
+    CliCase("per-query-stdout", lambda f, d: _ev(f["data"], f["scores"], "--per-query", "-"),
+            r"--per-query -: writing to standard output is not supported"),
+    CliCase("per-query-in-proc", lambda f, d: _ev(f["data"], f["scores"], "--per-query", "/proc/version"),
+            r"--per-query /proc/version: cannot create a file in /proc"),
+    CliCase("per-query-under-a-file", lambda f, d: _ev(f["data"], f["scores"], "--per-query", d / "s.scores" / "x.csv"),
+            r"--per-query .*x.csv: .*s.scores is not a folder"),
+    CliCase("data-is-dev-zero", lambda f, d: _ev("/dev/zero", f["scores"]),
+            r"/dev/zero: is a character device, expected a LETOR data file \(a regular file\)"),
+    CliCase("scores-is-dev-zero", lambda f, d: _ev(f["data"], "/dev/zero"),
+            r"/dev/zero: is a character device, expected a score file"),
+    CliCase("data-is-a-fifo", lambda f, d: _ev(fifo(d, "pipe.txt"), f["scores"]),
+            r"pipe.txt: is a FIFO \(named pipe\) or a pipe, expected a LETOR data file \(a regular file\); .*save"),
+    CliCase("scores-from-process-substitution", lambda f, d: _ev(f["data"], pipe_path()),
+            r"/dev/fd/\d+: is a FIFO \(named pipe\) or a pipe, expected a score file"),
+    CliCase("data-from-stdin", lambda f, d: _ev("-", f["scores"]),
+            r"-: reading a LETOR data file from standard input is not supported"),
+    CliCase("scores-from-stdin", lambda f, d: _ev(f["data"], "-"),
+            r"-: reading a score file from standard input is not supported"),
+    CliCase("data-is-a-tar-gz", lambda f, d: _ev(tar_gz(f["data"], d), f["scores"]),
+            r"data.tar.gz: not a LETOR data file \(once gzip-decompressed\): looks like a tar archive"),
+    CliCase("data-is-a-tar", lambda f, d: _ev(tar_gz(f["data"], d, "data.tar", ""), f["scores"]),
+            r"data.tar: not a LETOR data file: looks like a tar archive"),
+    CliCase("data-is-binary", lambda f, d: _ev(write_bytes(d, "b.txt", bytes(range(256)) * 4), f["scores"]),
+            r"b.txt: not a LETOR data file: looks like a binary file \(a NUL byte"),
+    CliCase("data-is-bzip2", lambda f, d: _ev(write_bytes(d, "d.txt.bz2", bz2.compress(TEXT.encode())), f["scores"]),
+            r"d.txt.bz2: not a LETOR data file: looks like a bzip2-compressed file"),
+    CliCase("data-is-xz", lambda f, d: _ev(write_bytes(d, "d.txt.xz", lzma.compress(TEXT.encode())), f["scores"]),
+            r"d.txt.xz: looks like an xz-compressed file"),
+    CliCase("scores-is-a-cache", lambda f, d: _ev(f["data"], f["npz"]),
+            r"test.npz: looks like a zip archive \(a parsed .npz cache is one\); not a score file"),
+    CliCase("scores-gzip", lambda f, d: _ev(f["data"], write_bytes(d, "s.scores.gz", gzip.compress(b"0.5\n" * N_DOCS))),
+            r"s.scores.gz: is gzip-compressed; not a score file"),
+    CliCase("data-bom", lambda f, d: _ev(write_bytes(d, "bom.txt", b"\xef\xbb\xbf" + TEXT.encode()), f["scores"]),
+            r"bom.txt: starts with a UTF-8 byte-order mark \(BOM\)"),
+    CliCase("data-gz-bom", lambda f, d: _ev(write_bytes(d, "bom.txt.gz", gzip.compress(b"\xef\xbb\xbf" + TEXT.encode())),
+                                            f["scores"]),
+            r"bom.txt.gz: starts with a UTF-8 byte-order mark \(BOM\).* \(once gzip-decompressed\)"),
+    CliCase("scores-bom", lambda f, d: _ev(f["data"], write_bytes(d, "bom.scores", b"\xef\xbb\xbf" + f["scores"].read_bytes())),
+            r"bom.scores: starts with a UTF-8 byte-order mark \(BOM\)"),
+    CliCase("scores-utf16", lambda f, d: _ev(f["data"], write_bytes(d, "u.scores", f["scores"].read_text().encode("utf-16"))),
+            r"u.scores: starts with a UTF-16 byte-order mark \(BOM\)"),
+    CliCase("scores-not-utf8", lambda f, d: _ev(f["data"], write_bytes(d, "latin.scores", b"0.5\n0.5\xe9\n" + b"0.5\n" * (N_DOCS - 2))),
+            r"latin.scores, line 2: not UTF-8 text \(byte 0xe9 at column 4\)"),
+    CliCase("too-many-scores", lambda f, d: _ev(f["data"], write(d, "long.scores", "0.5\n" * (N_DOCS + 2))),
+            rf"long.scores: {N_DOCS + 2} scores for {N_DOCS} documents \(line {N_DOCS + 1} is the first extra line"),
+    CliCase("scores-cut-short", lambda f, d: _ev(f["data"], cut(f["scores"], 3, "cut.scores")),
+            rf"cut.scores, line {N_DOCS}: the last line has no final newline"),
+    *[CliCase(f"score-{name}", (lambda t: lambda f, d: _ev(f["data"], write(d, "x.scores", "0.5\n" * 2 + t + "\n" + "0.5\n" * (N_DOCS - 3))))(token),
+              rf"x.scores, line 3: score {re.escape(repr(token))} is {problem}")
+      for name, token, problem in BAD_NUMBERS],
+    # label scales: an LTR convention's 0..max_grade; trec_eval's any non-negative grade (up to 127, int8)
+    CliCase("negative-label", lambda f, d: _ev(relabel(d, "neg.txt", -1), f["scores"]),
+            rf"neg.txt, line {RELABELLED}: label -1 outside the 'trec_eval' convention's grades 0, 1, 2, \.\.\. "
+            r"\(non-negative integers, at most 127\)"),
+    CliCase("negative-label-letor4", lambda f, d: _ev(relabel(d, "neg.txt", -1), f["scores"], "--convention", "letor4"),
+            rf"neg.txt, line {RELABELLED}: label -1 outside the 'letor4' convention's labels 0..2"),
+    CliCase("compare-negative-label",
+            lambda f, d: ["compare", "--data", str(relabel(d, "neg.txt", -2)), "--scores", str(f["scores"]), str(f["scores2"])],
+            rf"neg.txt, line {RELABELLED}: label -2 outside the 'trec_eval' convention's grades"),
+    CliCase("label-above-letor4-scale",
+            lambda f, d: _ev(relabel(d, "seven.txt", 7), f["scores"], "--convention", "letor4"),
+            rf"seven.txt, line {RELABELLED}: label 7 outside the 'letor4' convention's labels 0..2"),
+    CliCase("label-above-letor4-scale-in-a-cache",
+            lambda f, d: _ev(cache_of(relabel(d, "seven.txt", 3)), f["scores"], "--convention", "letor4"),
+            rf"seven.npz \(a cache of .*seven.txt\), line {RELABELLED} of .*seven.txt: label 3 outside the 'letor4'"),
+    CliCase("negative-label-in-a-cache", lambda f, d: _ev(cache_of(relabel(d, "neg.txt", -1)), f["scores"]),
+            rf"neg.npz \(a cache of .*neg.txt\), line {RELABELLED} of .*neg.txt: label -1 outside the 'trec_eval'"),
+    CliCase("compare-label-above-standard-scale",
+            lambda f, d: ["compare", "--data", str(relabel(d, "five.txt", 5)), "--scores", str(f["scores"]), str(f["scores2"]),
+                          "--convention", "standard"],
+            rf"five.txt, line {RELABELLED}: label 5 outside the 'standard' convention's labels 0..4"),
+    CliCase("biasvar-label-above-standard-scale",
+            lambda f, d: ["biasvar", "--data", str(relabel(d, "five.txt", 5)), "--method", "bootstrap", "--scores",
+                          str(f["scores"]), str(f["scores2"]), "--convention", "standard"],
+            rf"five.txt, line {RELABELLED}: label 5 outside the 'standard' convention's labels 0..4"),
+    CliCase("biasvar-negative-label",
+            lambda f, d: ["biasvar", "--data", str(relabel(d, "neg.txt", -1)), "--method", "bootstrap", "--scores",
+                          str(f["scores"]), str(f["scores2"])],
+            rf"neg.txt, line {RELABELLED}: label -1 outside the 'trec_eval' convention's grades"),
+    CliCase("qrels-label-above-letor4-scale",
+            lambda f, d: ["evaluate", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b 3\n")), "--run",
+                          str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b 2 0.25 x\n")), "--convention", "letor4"],
+            r"q.qrels, line 2: label 3 outside the 'letor4' convention's labels 0..2"),
+    CliCase("qrels-negative-label",
+            lambda f, d: ["evaluate", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b -1\n")), "--run",
+                          str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b 2 0.25 x\n"))],
+            r"q.qrels, line 2: label -1 is negative; qrels hold relevance grades 0, 1, 2, \.\.\. \(trec_eval reads"),
+    CliCase("compare-qrels-negative-label",
+            lambda f, d: ["compare", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b 0\n2 0 c -2\n")), "--run",
+                          str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b 2 0.25 x\n2 Q0 c 1 0.5 x\n")),
+                          str(write(d, "s.run", "1 Q0 b 1 0.5 y\n1 Q0 a 2 0.25 y\n2 Q0 c 1 0.5 y\n"))],
+            r"q.qrels, line 3: label -2 is negative"),
+    CliCase("qrels-label-above-127",
+            lambda f, d: ["evaluate", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b 128\n")), "--run",
+                          str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b 2 0.25 x\n"))],
+            r"q.qrels, line 2: label 128 above 127; qrels hold relevance grades"),
+    CliCase("biasvar-no-relevant-document",
+            lambda f, d: ["biasvar", "--data", str(relabel(d, "zero.txt", 0, every=True)), "--method", "bootstrap",
+                          "--scores", str(f["scores"]), str(f["scores2"])],
+            r"zero.txt: no document of any query has a label >= 1, relevant for nDCG under the 'trec_eval' "
+            r"convention; SRE, VRE .*need queries with a relevant"),
+    CliCase("biasvar-no-relevant-document-for-map",
+            lambda f, d: ["biasvar", "--data", str(relabel(d, "one.txt", 1, every=True)), "--method", "bootstrap",
+                          "--metric", "ndcg,map", "--convention", "letor4-mslr", "--scores", str(f["scores"]),
+                          str(f["scores2"])],
+            r"one.txt: no document of any query has a label >= 2, relevant for map under the 'letor4-mslr'"),
+    CliCase("compare-same-scores-twice",
+            lambda f, d: ["compare", "--data", str(f["data"]), "--scores", str(f["scores"]), str(f["scores"])],
+            r"--scores: .*s.scores is given twice"),
+    CliCase("biasvar-same-scores-twice",
+            lambda f, d: ["biasvar", "--data", str(f["data"]), "--method", "bootstrap", "--scores", str(f["scores"]),
+                          str(f["scores2"]), str(f["scores"])],
+            r"--scores: .*s.scores is given twice"),
+    CliCase("compare-negative-seed",
+            lambda f, d: ["compare", "--data", str(f["data"]), "--scores", str(f["scores"]), str(f["scores2"]), "--seed", "-1"],
+            r"--seed must be >= 0, got -1"),
+    CliCase("biasvar-negative-seed",
+            lambda f, d: ["biasvar", "--data", str(f["data"]), "--method", "bootstrap", "--scores", str(f["scores"]),
+                          str(f["scores2"]), "--seed", "-1"], r"--seed must be >= 0, got -1"),
+    CliCase("biasvar-zero-resamples",
+            lambda f, d: ["biasvar", "--data", str(f["data"]), "--method", "bootstrap", "--scores", str(f["scores"]),
+                          str(f["scores2"]), "--resamples", "0"], r"--resamples must be >= 1, got 0"),
+    CliCase("biasvar-level-above-one",
+            lambda f, d: ["biasvar", "--data", str(f["data"]), "--method", "bootstrap", "--scores", str(f["scores"]),
+                          str(f["scores2"]), "--level", "1.5"], r"--level must be in \(0, 1\), got 1.5"),
+    CliCase("unknown-metric-did-you-mean", lambda f, d: _ev(f["data"], f["scores"], "--metrics", "ndgc@10"),
+            r"--metrics: unknown metric 'ndgc@10' \(did you mean 'nDCG@10'\?\); known under the trec_eval convention: nDCG@k"),
+    CliCase("unknown-metric-did-you-mean-letor4",
+            lambda f, d: _ev(f["data"], f["scores"], "--metrics", "ndgc@10", "--convention", "letor4"),
+            r"--metrics: unknown metric 'ndgc@10' \(did you mean 'ndcg@10'\?\); known under the letor4 convention's "
+            r"names: ndcg@k"),
+    *[CliCase(f"synthetic-queries-{n}", (lambda n: lambda f, d: ["synthetic", str(d / "out"), "--queries", str(n)])(n),
+              rf"--queries {n}: need at least 5 \(one query in each partition S1..S5", must_not_exist=("out",))
+      for n in (0, 3, -5)],
+    CliCase("synthetic-negative-seed", lambda f, d: ["synthetic", str(d / "out"), "--queries", "5", "--seed", "-1"],
+            r"--seed -1: a seed is a non-negative integer", must_not_exist=("out",)),
+    CliCase("synthetic-over-a-data-set", lambda f, d: ["synthetic", str(fold_tree(d)), "--queries", "10"],
+            r"ds/Fold1/train.txt: exists \(1 of the 15 files to write exist\); refusing to overwrite a data set"),
+    CliCase("synthetic-overwrite-a-symlink", lambda f, d: ["synthetic", str(fold_tree(d, link=f["data"])), "--queries",
+                                                           "10", "--overwrite"],
+            r"OUT_DIR .*ds/Fold1/train.txt: is a symbolic link; an output must be a regular file"),
+    CliCase("synthetic-into-a-file", lambda f, d: ["synthetic", str(f["data"]), "--queries", "10"],
+            r"test.txt: exists and is not a folder"),
+    CliCase("export-trec-tag-with-space", lambda f, d: ["export-trec", str(f["data"]), str(f["scores"]), "--run",
+                                                        str(d / "o.run"), "--tag", "my run"],
+            r"--tag 'my run': a run's tag is one field", must_not_exist=("o.run",)),
+    CliCase("run-rank-not-an-integer",
+            lambda f, d: ["evaluate", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b 0\n")), "--run",
+                          str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b two 0.25 x\n"))],
+            r"r.run, line 2: rank 'two' is not an integer"),
+    *[CliCase(f"run-score-{name}", (lambda t: lambda f, d: [
+        "evaluate", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b 0\n")), "--run",
+        str(write(d, "r.run", f"1 Q0 a 1 0.5 x\n1 Q0 b 2 {t} x\n"))])(token),
+              rf"r.run, line 2: score {re.escape(repr(token))} is {problem}")
+      for name, token, problem in BAD_NUMBERS if " " not in token],
+    *[CliCase(f"qrels-label-{name}", (lambda t: lambda f, d: [
+        "evaluate", "--qrels", str(write(d, "q.qrels", f"1 0 a 1\n1 0 b {t}\n")), "--run",
+        str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b 2 0.25 x\n"))])(token),
+              rf"q.qrels, line 2: label {re.escape(repr(token))} is not an integer")
+      for name, token in (("decimal", "1.0"), ("underscore", "1_0"), ("non-ascii-digit", "\u0661"), ("plus-minus", "+-1"))],
+    CliCase("qrels-bom", lambda f, d: ["evaluate", "--qrels", str(write_bytes(d, "q.qrels", b"\xef\xbb\xbf1 0 a 1\n")),
+                                       "--run", str(write(d, "r.run", "1 Q0 a 1 0.5 x\n"))],
+            r"q.qrels: starts with a UTF-8 byte-order mark \(BOM\)"),
+    CliCase("run-cut-short", lambda f, d: ["evaluate", "--qrels", str(write(d, "q.qrels", "1 0 a 1\n1 0 b 0\n")),
+                                           "--run", str(write(d, "r.run", "1 Q0 a 1 0.5 x\n1 Q0 b 2 0.2"))],
+            r"r.run, line 2: the last line has no final newline"),
+    *[CliCase(f"label-probs-{name}", (lambda t: lambda f, d: [
+        "sampling-distribution", "--data", str(f["data"]), "--label-probs",
+        str(write(d, "p.txt", "0.7 0.2 0.1\n" + t + "\n" + "0.7 0.2 0.1\n" * (N_DOCS - 2))), "--scores", str(f["scores"]),
+        "--measure", "dcg", "--out", str(d / "q.csv")])(line), message, ("q.csv",))
+      for name, line, message in (
+          ("nan", "0.5 nan 0.5", r"p.txt, line 2: probability 'nan' is not finite"),
+          ("empty-field", "0.7,,0.3", r"p.txt, line 2: an empty field between commas"),
+          ("underscore", "0.7 0.2 0_1", r"p.txt, line 2: probability '0_1' is not a number"),
+          ("trailing-junk", "0.7 0.2 0.1x", r"p.txt, line 2: probability '0.1x' is not a number"))],
+    CliCase("label-probs-fifo", lambda f, d: ["sampling-distribution", "--data", str(f["data"]), "--label-probs",
+                                              str(fifo(d, "p.fifo")), "--scores", str(f["scores"]), "--measure", "dcg"],
+            r"p.fifo: is a FIFO \(named pipe\) or a pipe, expected a label-probabilities file"),
+    CliCase("data-feature-inf", lambda f, d: _ev(write(d, "inf.txt", TEXT.replace(" 3:", " 3:inf 99:", 1)), f["scores"]),
+            r"inf.txt, line 1: infinite feature value in '3:inf'"),
+    CliCase("data-feature-underscore", lambda f, d: _ev(write(d, "u.txt", TEXT.replace(" 3:", " 3:1_000 99:", 1)),
+                                                        f["scores"]),
+            r"u.txt, line 1: malformed feature value in '3:1_000'"),
+    CliCase("data-feature-comma", lambda f, d: _ev(write(d, "c.txt", TEXT.replace(" 3:0.", " 3:0,", 1)), f["scores"]),
+            r"c.txt, line 1: (non-numeric|malformed) feature value in '3:0,"),
+    CliCase("data-cr-line-endings", lambda f, d: _ev(write_bytes(d, "mac.txt", TEXT.replace("\n", "\r").encode()), f["scores"]),
+            r"mac.txt, line 1: a carriage return \(CR\) inside the line: the file has old Mac line endings"),
+    CliCase("data-lone-cr-in-a-data-line", lambda f, d: _ev(write_bytes(d, "cr.txt", TEXT.replace(" #docid", "\r1 #docid", 1)
+                                                                        .encode()), f["scores"]),
+            r"cr.txt, line 1: malformed feature token '1' \(expected index:value\); a carriage return \(CR\)"),
+    CliCase("scores-cr-line-endings", lambda f, d: _ev(f["data"], write_bytes(d, "mac.scores", b"0.5\r" * N_DOCS)),
+            r"mac.scores, line 1: a carriage return \(CR\) inside the line"),
+    CliCase("scores-mixed-line-endings", lambda f, d: _ev(f["data"], write_bytes(d, "mix.scores", b"0.5\n0.5\r0.5\n"
+                                                                                + b"0.5\r\n" * (N_DOCS - 3))),
+            r"mix.scores, line 2: a carriage return \(CR\) inside the line"),
+    CliCase("check-config-fifo", lambda f, d: ["check-config", str(fifo(d, "c.yaml"))],
+            r"c.yaml: is a FIFO \(named pipe\) or a pipe, expected a config file"),
+    CliCase("plan-config-device", lambda f, d: ["plan", "--configfile", "/dev/zero"],
+            r"/dev/zero: is a character device, expected a config file"),
+    CliCase("plan-scale-without-calibration", lambda f, d: ["plan", "--scale", "abc"],
+            r"--scale multiplies the costs of --calibration; give --calibration too"),
+    *[CliCase(f"plan-scale-{name}", (lambda v: lambda f, d: ["plan", "--calibration", str(d), "--scale", v])(value), message)
+      for name, value, message in (("not-a-number", "abc", r"--scale: factor 'abc' is not a number"),
+                                   ("nan", "x=nan", r"--scale: factor 'nan' is not finite"),
+                                   ("negative", "-3", r"--scale: factor '-3' must be > 0"),
+                                   ("no-dataset", "=2", r"--scale takes one number or DATASET=FACTOR pairs"))],
+    *[CliCase(f"plan-benchmark-{name}", (lambda t: lambda f, d: ["plan", "--calibration", str(benchmark(d, t))])(text),
+              rf"performance_table.tsv{where}: {message}")
+      for name, text, where, message in (
+          ("cpu-time-nan", BENCH_HEADER + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\tnan\n", ", line 2", "cpu_time 'nan' is not finite"),
+          ("wall-time-text", BENCH_HEADER + "abc\t0\t1\t1\t1\t1\t0\t0\t50\t0\n", ", line 2", "s 'abc' is not a number"),
+          ("negative", BENCH_HEADER + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\t-3\n", ", line 2", "cpu_time -3.0 is negative"),
+          ("short-line", BENCH_HEADER + "4.0\t0\t1\n", ", line 2", "3 tab-separated fields, the header has 10"),
+          ("empty", "", "", "empty, not a Snakemake benchmark file"),
+          ("no-s-column", "wall\tcpu_time\n1\t2\n", ", line 1", "no column 's'"))],
+    CliCase("export-trec-qrels-negative-label",
+            lambda f, d: ["export-trec", str(relabel(d, "neg.txt", -1)), str(f["scores"]), "--run", str(d / "o.run"),
+                          "--qrels", str(d / "o.qrels")],
+            rf"neg.txt, line {RELABELLED}: label -1 outside the labels 0..127 of qrels", ("o.run", "o.qrels")),
+    CliCase("export-trec-qrels-exp2-overflow",
+            lambda f, d: ["export-trec", str(relabel(d, "big.txt", 70)), str(f["scores"]), "--run", str(d / "o.run"),
+                          "--qrels", str(d / "o.qrels"), "--qrels-gain", "exp2"],
+            rf"big.txt, line {RELABELLED}: label 70 outside the labels 0..62 of qrels with --qrels-gain exp2",
+            ("o.run", "o.qrels")),
+    CliCase("score-with-a-comment", lambda f, d: _ev(f["data"], write(d, "c.scores", "0.5\n" * 2 + "0.5 # note\n"
+                                                                   + "0.5\n" * (N_DOCS - 3))),
+            r"c.scores, line 3: 3 fields, a score file holds exactly one number per line\n"),
+    CliCase("compare-no-relevant-document",
+            lambda f, d: ["compare", "--data", str(relabel(d, "zero.txt", 0, every=True)), "--scores", str(f["scores"]),
+                          str(f["scores2"])],
+            r"zero.txt: no document of any query has a label >= 1, relevant for nDCG@10 under the 'trec_eval' .*no test "
+            r"can tell them apart"),
+    CliCase("compare-no-relevant-document-for-p@5",
+            lambda f, d: ["compare", "--data", str(relabel(d, "one.txt", 1, every=True)), "--scores", str(f["scores"]),
+                          str(f["scores2"]), "--convention", "letor4-mslr", "--metrics", "ndcg@10,p@5"],
+            r"one.txt: no document of any query has a label >= 2, relevant for p@5 under the 'letor4-mslr'"),
+    CliCase("sampling-distribution-same-scores-twice",
+            lambda f, d: ["sampling-distribution", "--data", str(f["data"]), "--label-probs", str(f["probs"]),
+                          "--scores", str(f["scores"]), "--scores-b", str(f["scores"]), "--measure", "err",
+                          "--out", str(d / "q.csv")],
+            r"--scores-b .*s.scores: the same file as --scores", must_not_exist=("q.csv",)),
 ]
 
 
@@ -493,6 +848,9 @@ WORKFLOW_CASES = [
     WorkflowCase("lightgbm-eval_metric-with-convention", lambda c: c["learners"].__setitem__(
         "rf", {"kind": "lightgbm", "params": {"eval_convention": "letor4", "eval_metric": -3}}),
         r"learners.rf.params: eval_metric: "),
+    WorkflowCase("metric-unknown-name", lambda c: c.__setitem__("metrics", ["ndcg@10", "ndgc@5"]),
+                 r"metrics: unknown metric 'ndgc@5' \(did you mean 'ndcg@5'\?\); known under the LTR conventions' names: "
+                 r"ndcg@k"),
     WorkflowCase("lightgbm-eval_metric", lambda c: c["learners"].__setitem__(
         "rf", {"kind": "lightgbm", "params": {"eval_metric": "map"}}), r"learners.rf.params: eval_metric must be ndcg@k"),
     WorkflowCase("significance-correction", study(significance={"baseline": "gbm", "correction": "bonferroni"}),
@@ -606,3 +964,121 @@ def test_a_cache_changed_after_its_job_is_refused_before_any_job(tmp_path):
     assert result.returncode != 0
     assert re.search(r"train.npz: (content does not match its checksum|unreadable cache member)", out), out[-3000:]
     assert cache.read_bytes() == bytes(data), "the damaged cache must be left for the user to inspect"
+
+
+# -- issue 28: what the readers now accept, and what the writers keep ---------------------------
+
+def _json_out(capsys) -> dict:
+    import json
+
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_cache_with_another_name_is_read_as_a_cache(tmp_path, capsys):
+    """A parsed cache is recognised by its zip magic number, not its name: the same numbers as the .npz."""
+    files = make_files(tmp_path)
+    renamed = tmp_path / "cache.txt"
+    renamed.write_bytes(files["npz"].read_bytes())
+    assert main(_ev(files["npz"], files["scores"])) == 0
+    expected = _json_out(capsys)
+    assert main(_ev(renamed, files["scores"])) == 0
+    assert _json_out(capsys) == expected
+
+
+@pytest.mark.parametrize("variant", ["gz", "cr-in-comment"])
+def test_export_trec_ids_follow_the_parser(tmp_path, capsys, variant):
+    """export-trec on a gzip data file and on one with a lone CR inside a comment: the run's document ids
+    are the data lines' own, and the run reads back (evaluate --qrels --run) to the data file's numbers."""
+    files = make_files(tmp_path)
+    if variant == "gz":
+        data = files["gz"]
+    else:  # a lone CR in a comment is whitespace to the parser, not a line break
+        data = write(tmp_path, "cr.txt", TEXT.replace(" #docid = D1-0", " #docid = D1-0 \rnote", 1))
+    run, qrels = tmp_path / "o.run", tmp_path / "o.qrels"
+    assert main(["export-trec", str(data), str(files["scores"]), "--run", str(run), "--qrels", str(qrels)]) == 0
+    ids = {line.split()[2] for line in run.read_text().splitlines()}
+    assert ids == {f"D{q}-{d}" for q in range(1, 7) for d in range(5)}
+    capsys.readouterr()
+    assert main(_ev(data, files["scores"], "--convention", "standard")) == 0
+    from_data = _json_out(capsys)
+    assert main(["evaluate", "--qrels", str(qrels), "--run", str(run), "--convention", "standard"]) == 0
+    from_run = _json_out(capsys)
+    assert from_run["ndcg@10"] == pytest.approx(from_data["ndcg@10"], abs=1e-12)
+    assert from_run["map"] == pytest.approx(from_data["map"], abs=1e-12)
+
+
+def test_trec_eval_takes_any_non_negative_grade(tmp_path, capsys):
+    """The trec_eval convention's label scale is trec_eval's: a grade 7 (outside every LTR convention's scale)
+    is read, from a data file and from qrels, and scored as ir_measures scores it (gain = the grade)."""
+    import ir_measures
+
+    files = make_files(tmp_path)
+    data = relabel(tmp_path, "seven.txt", 7)
+    run, qrels = tmp_path / "o.run", tmp_path / "o.qrels"
+    assert main(["export-trec", str(data), str(files["scores"]), "--run", str(run), "--qrels", str(qrels)]) == 0
+    capsys.readouterr()
+    assert "7" in {line.split()[3] for line in qrels.read_text().splitlines()}
+    assert main(_ev(data, files["scores"], "--metrics", "nDCG@10,AP")) == 0
+    from_data = _json_out(capsys)
+    assert main(["evaluate", "--qrels", str(qrels), "--run", str(run), "--metrics", "nDCG@10,AP"]) == 0
+    from_run = _json_out(capsys)
+    oracle = ir_measures.calc_aggregate([ir_measures.nDCG @ 10, ir_measures.AP],
+                                        list(ir_measures.read_trec_qrels(str(qrels))),
+                                        list(ir_measures.read_trec_run(str(run))))
+    for result in (from_data, from_run):
+        assert result["nDCG@10"] == pytest.approx(oracle[ir_measures.nDCG @ 10], abs=1e-12)
+        assert result["AP"] == pytest.approx(oracle[ir_measures.AP], abs=1e-12)
+    assert main(_ev(data, files["scores"], "--convention", "standard")) != 0  # 0..4: refused
+    assert "label 7 outside the 'standard' convention's labels 0..4" in capsys.readouterr().err
+
+
+def test_synthetic_overwrite_replaces_regular_files_only(tmp_path, capsys):
+    out = fold_tree(tmp_path)
+    before = (out / "Fold1" / "train.txt").read_text()
+    assert main(["synthetic", str(out), "--queries", "10", "--overwrite"]) == 0
+    assert (out / "Fold1" / "train.txt").read_text() != before
+    assert sorted(p.name for p in out.rglob("*.txt")) == sorted(["train.txt", "vali.txt", "test.txt"] * 5)
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "device"])
+def test_the_writer_refuses_what_is_not_a_regular_file(tmp_path, kind):
+    """The one writer (ltrbv.io.atomic_path), also for library callers: the target is never replaced."""
+    from ltrbv.io import write_text
+
+    target = output_target(kind, tmp_path)
+    with pytest.raises(ValueError, match=f"is a {OUTPUT_KIND_WORDS[kind]}; an output must be a regular file"):
+        write_text(target, "x\n")
+    if kind == "symlink":
+        assert Path(target).is_symlink() and (tmp_path / "target.csv").read_text() == "keep me\n"
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_every_output_option_is_probed():
+    """Each command's output options (metavar OUT..., or --out) are rows above: a new one needs its rows."""
+    import argparse
+
+    from ltrbv.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    outputs = {(command, option) for command, parser in sub.choices.items() for action in parser._actions
+               for option in action.option_strings[:1]
+               if str(action.metavar or "").startswith("OUT") or action.dest == "out"}
+    probed = {(argv(FAKE, Path("."))[0], option) for option, argv in OUTPUT_OPTIONS}
+    assert outputs == probed
+
+
+def test_a_line_without_end_is_refused_not_read_forever(tmp_path, monkeypatch, capsys):
+    """A gzip stream is not bounded by its file's size: a line longer than MAX_LINE_BYTES is refused (the
+    reader's buffer doubled without a cap)."""
+    from ltrbv.data import letor
+
+    monkeypatch.setattr(letor, "MAX_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(letor, "CHUNK_BYTES", 1 << 16)
+    files = make_files(tmp_path)
+    endless = write_bytes(tmp_path, "long.txt.gz", gzip.compress(TEXT.encode() + b"1 qid:9" + b" 1:0.5" * (1 << 20)))
+    before = tree_digest(tmp_path)
+    assert main(_ev(endless, files["scores"])) == 2
+    assert re.search(rf"long.txt.gz: a line of more than 1,048,576 bytes from byte {len(TEXT):,} on: not a LETOR "
+                     "text file", capsys.readouterr().err)
+    assert tree_digest(tmp_path) == before

@@ -241,12 +241,14 @@ def test_inferred_width_too_large(tmp_path):
         read_letor(path)
 
 
-def test_utf8_bom_is_ignored(tmp_path):
+def test_utf8_bom_is_refused_as_by_every_reader(tmp_path):
+    """One rule for every reader (ltrbv.input_files): a byte-order mark is refused, saying so."""
     path = tmp_path / "bom.txt"
     path.write_bytes(b"\xef\xbb\xbf" + LETOR4.encode())
-    data = read_letor(path)
-    check_letor4(data)
-    assert data.line_numbers.tolist() == [1, 2, 3, 4]
+    with pytest.raises(LetorFormatError, match=r"bom.txt: starts with a UTF-8 byte-order mark \(BOM\)"):
+        read_letor(path)
+    path.write_bytes(LETOR4.encode())
+    check_letor4(read_letor(path))
 
 
 def test_label_range_accepts_bounds(tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -34,7 +35,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.per_query:
         check_output_path(args.per_query, *inputs, option="--per-query")
     inputs = read_scored_inputs(args.data_file, [args.scores_file] if args.scores_file else [], args.qrels,
-                                [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE")
+                                [args.run] if args.run else [], data_option="DATA_FILE", scores_option="SCORES_FILE",
+                                convention=convention)
     data = inputs.data
     retrieved = None if inputs.retrieved is None else inputs.retrieved[0]
     table = per_query_table(data, inputs.scores[0], metrics, [convention.name], ties=ties, docids=inputs.docids,
@@ -59,10 +61,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _export_trec(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .data.scored import read_data_file
+    from .data.cache import is_cache_file
+    from .data.scored import check_label_range, read_data_file
     from .data.trec import read_docids, write_qrels, write_run
     from .io import check_output_path, read_scores
 
+    if not args.tag or any(c.isspace() for c in args.tag):
+        raise ValueError(f"--tag {args.tag!r}: a run's tag is one field, non-empty and without spaces")
     outputs = [p for p in (args.run, args.qrels) if p]
     for option, path in (("--run", args.run), ("--qrels", args.qrels)):
         if path:
@@ -70,8 +75,12 @@ def _export_trec(args: argparse.Namespace) -> int:
     if args.qrels and Path(args.qrels).resolve() == Path(args.run).resolve():
         raise ValueError(f"--qrels {args.qrels}: the same file as --run")
     data = read_data_file(args.data_file)
+    if args.qrels:  # qrels hold relevance grades; 2^label - 1 must fit an int64
+        top = 62 if args.qrels_gain == "exp2" else 127
+        check_label_range(data, args.data_file, 0, top, f"the labels 0..{top} of qrels with --qrels-gain "
+                          f"{args.qrels_gain}")
     scores = data.from_file_order(read_scores(args.scores_file, n_expected=data.n_docs))
-    if Path(args.data_file).suffix == ".npz":
+    if Path(args.data_file).suffix == ".npz" or is_cache_file(args.data_file):
         docids = np.char.add("L", data.line_numbers.astype(str))  # a cache keeps no comments: line numbers
     else:
         docids = data.from_file_order(read_docids(args.data_file))
@@ -85,6 +94,7 @@ def _export_trec(args: argparse.Namespace) -> int:
 def _synthetic(args: argparse.Namespace) -> int:
     from .data.synthetic import MSLR_SHAPED, SyntheticSpec, write_letor_folds
 
+    _check_synthetic_args(args)
     spec = MSLR_SHAPED if args.preset == "mslr" else SyntheticSpec()
     if args.seed is not None:
         spec = SyntheticSpec.from_dict({**spec.to_dict(), "seed": args.seed})
@@ -95,21 +105,61 @@ def _synthetic(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_synthetic_args(args: argparse.Namespace) -> None:
+    """Refuse, before anything is generated or written: too few queries, a negative seed, an out_dir that is
+    not a folder, and (without --overwrite) any Fold*/{train,vali,test}.txt that exists already."""
+    from .data.synthetic import N_PARTITIONS
+    from .io import check_output_path
+
+    if args.queries is not None and args.queries < N_PARTITIONS:
+        raise ValueError(f"--queries {args.queries}: need at least {N_PARTITIONS} (one query in each partition "
+                         "S1..S5 of the five folds)")
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: a seed is a non-negative integer")
+    out = Path(args.out_dir)
+    targets = [out / f"Fold{fold}" / f"{split}.txt" for fold in range(1, N_PARTITIONS + 1)
+               for split in ("train", "vali", "test")]
+    for folder in [out] + sorted({target.parent for target in targets}):
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise ValueError(f"{folder}: exists and is not a folder; OUT_DIR is the folder to write Fold1..Fold5 into")
+    for target in targets:
+        check_output_path(target, option="OUT_DIR")  # not a symbolic link, FIFO or device
+    existing = [str(t) for t in targets if os.path.lexists(t)]
+    if existing and not args.overwrite:
+        raise ValueError(f"{existing[0]}: exists ({len(existing)} of the {len(targets)} files to write exist); "
+                         "refusing to overwrite a data set: choose a new folder, or give --overwrite")
+
+
 def _scale(values: list[str] | None):
-    """``--scale 3`` (every dataset) or ``--scale mslr10k=16.7 yahoo=11.2`` (per dataset)."""
+    """``--scale 3`` (every dataset) or ``--scale mslr10k=16.7 yahoo=11.2`` (per dataset); factors > 0."""
     if not values:
         return 1.0
     if len(values) == 1 and "=" not in values[0]:
-        return float(values[0])
+        return _factor(values[0])
     pairs = [v.split("=", 1) for v in values]
-    if any(len(p) != 2 for p in pairs):
+    if any(len(p) != 2 or not p[0] for p in pairs):
         raise ValueError(f"--scale takes one number or DATASET=FACTOR pairs, got {values}")
-    return {name: float(factor) for name, factor in pairs}
+    return {name: _factor(factor) for name, factor in pairs}
+
+
+def _factor(text: str) -> float:
+    from .input_files import parse_float
+
+    try:
+        value = parse_float(text, "factor")
+    except ValueError as error:
+        raise ValueError(f"--scale: {error}") from None
+    if value <= 0:
+        raise ValueError(f"--scale: factor {text!r} must be > 0")
+    return value
 
 
 def _check_config_files(paths) -> None:
+    from .input_files import check_regular_file
     from .workflow.validation import config_file_problems
 
+    for path in paths:  # a FIFO would block the YAML reader, a device never end
+        check_regular_file(path, "a config file")
     problems = [problem for path in paths for problem in config_file_problems(path)]
     if problems:
         raise ValueError("invalid config file:\n  " + "\n  ".join(problems))
@@ -133,6 +183,12 @@ def _plan(args: argparse.Namespace) -> int:
     from .workflow.plan import calibration_costs, calibration_targets, dry_run, estimate
 
     _check_config_files(args.configfile)
+    if args.scale and not args.calibration:
+        raise ValueError("--scale multiplies the costs of --calibration; give --calibration too")
+    scale = _scale(args.scale)  # checked before the dry run, as are the calibration's files
+    costs = calibration_costs(args.calibration) if args.calibration else None
+    if costs is not None and costs.empty:
+        raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
     if args.calibration_targets:
         print("\n".join(calibration_targets(jobs)))
@@ -143,10 +199,6 @@ def _plan(args: argparse.Namespace) -> int:
         if rule != "total":
             print(f"  {rule:<24} {count:>6}")
     if args.calibration:
-        costs = calibration_costs(args.calibration)
-        if costs.empty:
-            raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
-        scale = _scale(args.scale)
         table = estimate(jobs, costs, scale=scale)
         known = table["core_hours"].notna()
         print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale or 1}):")
@@ -221,6 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     syn.add_argument("--queries", type=int, help="number of queries (default: the preset's)")
     syn.add_argument("--seed", type=int, help="generator seed (default: the preset's)")
     syn.add_argument("--sparse", action="store_true", help="omit zero-valued features (Yahoo-style)")
+    syn.add_argument("--overwrite", action="store_true",
+                     help="replace existing Fold*/{train,vali,test}.txt files (default: refuse to write over them)")
     syn.set_defaults(func=_synthetic)
 
     plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,10 +29,19 @@ FILE_MODE = _default_file_mode()
 
 @contextmanager
 def atomic_path(path: str | os.PathLike):
-    """Yield a temporary path beside ``path``; move it into place only if the block succeeds."""
+    """Yield a temporary path beside ``path``; move it into place only if the block succeeds.
+
+    Every file this package writes goes through here: an existing target that is not a regular file (a
+    directory, a symbolic link, a FIFO, a device) is refused, never replaced; errors name ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    kind = _not_regular(path)
+    if kind is not None:
+        raise ValueError(f"{path}: is {kind}; an output must be a regular file or a new path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise OSError(error.errno, f"cannot write {path} ({error.strerror})") from None
     os.close(fd)
     try:
         yield Path(tmp)
@@ -80,49 +90,92 @@ def read_scores(path: str | os.PathLike, n_expected: int | None = None) -> np.nd
 
     Raises :class:`ScoreFileError` naming the file and line for an empty line, a
     line with more than one field (e.g. RankLib's ``qid<TAB>doc<TAB>score``
-    output, whose first field is not a score), a non-numeric or non-finite
-    score, and for a line count different from ``n_expected``.
+    output, whose first field is not a score), a score outside the number grammar of
+    :func:`ltrbv.input_files.parse_float` (``nan``, ``inf``, ``1_000``, ...), a line
+    that is not UTF-8, a last line without its newline, and for a line count different
+    from ``n_expected``; and for a path that is not a regular text file
+    (:mod:`ltrbv.input_files`: a pipe, a device, an archive, a byte-order mark).
     """
+    from .input_files import InputFileError, parse_float, read_text_lines
+
     path = Path(path)
+    try:
+        lines = read_text_lines(path, "a score file")
+    except InputFileError as error:
+        raise ScoreFileError(str(error)) from None
     values = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if not fields:
-                raise ScoreFileError(f"{path}, line {line_number}: empty line, expected a score")
-            if len(fields) > 1:
-                hint = (" (this looks like RankLib's 'qid doc score' output: keep its last column, "
-                        "e.g. cut -f3)" if len(fields) == 3 else "")
-                raise ScoreFileError(
-                    f"{path}, line {line_number}: {len(fields)} fields, a score file holds exactly one "
-                    f"number per line{hint}"
-                )
-            token = fields[0]
-            try:
-                value = float(token)
-            except ValueError:
-                raise ScoreFileError(f"{path}, line {line_number}: {token!r} is not a number") from None
-            if not np.isfinite(value):
-                raise ScoreFileError(f"{path}, line {line_number}: score {token!r} is not finite")
-            values.append(value)
+    for line_number, line in lines:
+        fields = line.split()
+        if not fields:
+            raise ScoreFileError(f"{path}, line {line_number}: empty line, expected a score")
+        if len(fields) > 1:
+            hint = (" (this looks like RankLib's 'qid doc score' output: keep its last column, "
+                    "e.g. cut -f3)" if len(fields) == 3 and "#" not in line else "")
+            raise ScoreFileError(
+                f"{path}, line {line_number}: {len(fields)} fields, a score file holds exactly one "
+                f"number per line{hint}"
+            )
+        try:
+            values.append(parse_float(fields[0], "score"))
+        except ValueError as error:
+            raise ScoreFileError(f"{path}, line {line_number}: {error}") from None
     scores = np.asarray(values, dtype=np.float64)
     if n_expected is not None and scores.size != n_expected:
-        raise ScoreFileError(
-            f"{path}: {scores.size} scores for {n_expected} documents (line {scores.size + 1}"
-            f"{' is missing' if scores.size < n_expected else ' is one too many'})"
-        )
+        if scores.size < n_expected:
+            raise ScoreFileError(f"{path}: {scores.size} scores for {n_expected} documents "
+                                 f"(line {scores.size + 1} is missing)")
+        raise ScoreFileError(f"{path}: {scores.size} scores for {n_expected} documents (line {n_expected + 1} "
+                             f"is the first extra line, the data has {n_expected} documents)")
     return scores
 
 
+def _not_regular(path: Path) -> str | None:
+    """What ``path`` is if it exists and is not a regular file (a symbolic link is not followed), else None."""
+    from .input_files import file_type
+
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # a new path (the folder is checked on its own)
+        return None
+    return None if stat.S_ISREG(mode) else file_type(mode)
+
+
 def check_output_path(output: str | os.PathLike, *inputs: str | os.PathLike, option: str = "output") -> Path:
-    """Refuse an output path that is one of the inputs or an existing directory (nothing is overwritten)."""
+    """Refuse, before any work, an output that cannot be written as a new regular file: ``-``, an existing
+    target that is not a regular file (a directory, a symbolic link, a FIFO, a device: it would be replaced
+    or written through), one of the command's inputs, or a folder where no file can be created."""
+    text = os.fspath(output)
     output = Path(output)
-    if output.is_dir():
+    if text == "-":
+        raise ValueError(f"{option} -: writing to standard output is not supported; give a file name")
+    kind = _not_regular(output)
+    if kind == "a directory":
         raise ValueError(f"{option} {output}: is a directory, expected a file name")
+    if kind is not None:
+        raise ValueError(f"{option} {output}: is {kind}; an output must be a regular file or a new path "
+                         "(refusing to replace or write through it)")
     for source in inputs:
         source = Path(source)
         if output.resolve() == source.resolve() or (output.exists() and source.exists()
                                                       and os.path.samefile(output, source)):
             raise ValueError(f"{option} {output}: is an input of this command ({source}); "
                              "refusing to overwrite it")
+    _check_folder(output, option)
     return output
+
+
+def _check_folder(output: Path, option: str) -> None:
+    """The folder of ``output`` (or its nearest existing ancestor) is one where a file can be created."""
+    folder = output.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {output}: {folder} is not a folder")
+    if folder != output.parent:
+        return  # the missing folders are created when the output is written
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=folder)
+    except OSError as error:
+        raise ValueError(f"{option} {output}: cannot create a file in {folder} ({error.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)

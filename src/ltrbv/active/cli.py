@@ -8,26 +8,26 @@ written as CSV ``qid,q``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 
 
 def _sampling_distribution(args: argparse.Namespace) -> int:
     import numpy as np
     import pandas as pd
 
-    from ..data.cache import load_cache
-    from ..data.letor import read_letor
+    from ..data.scored import read_data_file
     from ..io import atomic_path, check_output_path, read_scores
     from .label_probs_file import read_label_probs
     from .rankings import ranks_from_scores
     from .sampling import compare_distribution, estimate_distribution, query_costs
 
+    if args.scores_b and os.path.realpath(args.scores_b) == os.path.realpath(args.scores):
+        raise ValueError(f"--scores-b {args.scores_b}: the same file as --scores; compare two ranking functions")
     if args.out:
         check_output_path(args.out, args.data, args.label_probs, args.scores,
                           *([args.scores_b] if args.scores_b else []), option="--out")
-    path = Path(args.data)
-    data = load_cache(path) if path.suffix == ".npz" else read_letor(path)
+    data = read_data_file(args.data)
     probs = data.from_file_order(read_label_probs(args.label_probs, n_expected=data.n_docs))
     rankings = [ranks_from_scores(data.from_file_order(read_scores(f, n_expected=data.n_docs)), data.query_offsets)
                 for f in [args.scores] + ([args.scores_b] if args.scores_b else [])]

@@ -21,8 +21,17 @@ def _metric_list(values: list[str] | None, convention) -> list[str]:
         raise ValueError(f"--metric: {error}") from None
 
 
+def _check_numbers(args: argparse.Namespace) -> None:
+    if args.resamples < 1:
+        raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
+    if not 0.0 < args.level < 1.0:
+        raise ValueError(f"--level must be in (0, 1), got {args.level}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+
+
 def _biasvar(args: argparse.Namespace) -> int:
-    from ..data.scored import read_scored_inputs
+    from ..data.scored import check_relevant, read_scored_inputs
     from ..io import atomic_path, check_output_path
     from ..metrics import get_convention, parse_measure, resolve_ties
     from .decomposition import decompose
@@ -31,6 +40,7 @@ def _biasvar(args: argparse.Namespace) -> int:
     convention = get_convention(args.convention)
     ties = resolve_ties(convention, args.ties)
     metrics = [check_listwise_metric(m, convention) for m in _metric_list(args.metric, convention)]
+    _check_numbers(args)
     files = args.scores or args.run or []
     n_files = len(files)
     if n_files < 2:
@@ -42,10 +52,12 @@ def _biasvar(args: argparse.Namespace) -> int:
     if args.per_query:
         inputs = [p for p in (args.data, args.qrels) if p] + files
         check_output_path(args.per_query, *inputs, option="--per-query")
-    inputs = read_scored_inputs(args.data, args.scores, args.qrels, args.run,
+    inputs = read_scored_inputs(args.data, args.scores, args.qrels, args.run, convention=convention,
                                 same_documents="bias and variance compare each document's scores across models, "
                                 "so every run must score the same documents of every query")
     data, scores = inputs.data, inputs.scores
+    check_relevant(data, metrics, convention, args.data or args.qrels,
+                   "SRE, VRE and the ranking error 1 - m need queries with a relevant document")
     result = decompose(data, scores, args.method, metrics=metrics, convention=convention,
                        n_resamples=args.resamples, level=args.level, seed=args.seed, ties=ties,
                        empty_queries=args.empty_queries, docids=inputs.docids)

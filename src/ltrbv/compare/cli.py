@@ -65,16 +65,20 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise ValueError(f"--permutations must be >= 1, got {args.permutations}")
     if not 0.0 < args.level < 1.0:
         raise ValueError(f"--level must be in (0, 1), got {args.level}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
 
 
 def _systems(args: argparse.Namespace, metrics: list[str], names: list[str]):
     """(qids, {system: {metric: per-query values}}, a note on unretrieved documents or None) of score files
     on a LETOR file, or of TREC runs (top-k runs as trec_eval scores them)."""
-    from ..data.scored import read_scored_inputs
+    from ..data.scored import check_relevant, read_scored_inputs
     from ..metrics import evaluate
 
-    inputs = read_scored_inputs(args.data, args.scores, args.qrels, args.run)
+    inputs = read_scored_inputs(args.data, args.scores, args.qrels, args.run, convention=args.convention)
     data = inputs.data
+    check_relevant(data, metrics, args.convention, args.data or args.qrels,
+                   "every system would score the same on every query, and no test can tell them apart")
     retrieved = [None] * len(names) if inputs.retrieved is None else inputs.retrieved
     per_query = {name: evaluate(scores, data.labels, data.query_offsets, metrics, convention=args.convention,
                                 ties=args.ties, docids=inputs.docids, retrieved=ranked)

@@ -27,9 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from ltrbv.data.ranking_data import RankingData
+from ltrbv.input_files import ZIP_MAGIC, InputFileError, check_regular_file
 from ltrbv.io import FILE_MODE
 
-__all__ = ["CACHE_FORMAT_VERSION", "CacheFormatError", "check_cache_file", "content_digest", "load_cache", "save_cache"]
+__all__ = ["CACHE_FORMAT_VERSION", "CacheFormatError", "check_cache_file", "content_digest", "is_cache_file", "load_cache", "save_cache"]
 
 CACHE_FORMAT_VERSION = 2  # 2: with the sha256 member
 
@@ -85,9 +86,21 @@ def save_cache(data: RankingData, path: str | os.PathLike) -> Path:
     return path
 
 
+def is_cache_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a regular file that starts like a zip archive (as a cache does), whatever its name."""
+    if not os.path.isfile(path):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+
+
 def load_cache(path: str | os.PathLike) -> RankingData:
-    """Read a cache written by :func:`save_cache`."""
+    """Read a cache written by :func:`save_cache` (a path that is not a regular file is refused)."""
     path = Path(path)
+    try:
+        check_regular_file(path, "a parsed .npz cache")
+    except InputFileError as error:
+        raise CacheFormatError(str(error)) from None
     try:
         archive = np.load(path, allow_pickle=False)
     except (ValueError, zipfile.BadZipFile) as exc:  # not an npz / holds pickled objects

@@ -3,8 +3,9 @@
 Covers LETOR 3.0/4.0 (dense, ``#docid = ... inc = ... prob = ...`` comments),
 MSLR-WEB10K/30K (136 raw, unnormalised features) and Yahoo C14 (sparse, feature
 ids up to 700, absent features are 0.0); plain or gzip-compressed files (detected
-by their magic bytes), LF or CRLF line endings, blank and comment-only lines,
-a leading UTF-8 byte-order mark.
+by their magic bytes), LF or CRLF line endings, blank and comment-only lines.
+A device, a pipe, an archive, a binary file or a byte-order mark is refused
+(:mod:`ltrbv.input_files`, the rule of every reader).
 
 :func:`read_letor` returns a :class:`~ltrbv.data.ranking_data.RankingData`:
 queries in order of first appearance, rows of a query in input-line order, and
@@ -34,6 +35,7 @@ import numpy as np
 from ltrbv.compile_lock import first_call
 from ltrbv.data import _letor_kernels as K
 from ltrbv.data.ranking_data import RankingData
+from ltrbv.input_files import CR_ONLY, InputFileError, open_data_stream
 
 __all__ = ["LetorFormatError", "NonContiguousQueryWarning", "read_letor"]
 
@@ -43,11 +45,12 @@ CHUNK_BYTES = 16 * 1024 * 1024
 #: largest single read; GzipFile.readinto goes through a temporary bytes object this big
 READ_BYTES = 4 * 1024 * 1024
 
+#: the longest line read (a gzip stream is not bounded by its file's size; a LETOR line is a few KB)
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
 #: at most this many non-contiguous queries are warned about one by one
 MAX_QUERY_WARNINGS = 20
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_UTF8_BOM = b"\xef\xbb\xbf"
 _INT8_RANGE = (-128, 127)
 #: the largest feature index taken from a file when n_features is not given (X is dense: a larger
 #: index is far more likely a corrupt line than a real feature, and would ask for gigabytes)
@@ -79,18 +82,12 @@ class NonContiguousQueryWarning(UserWarning):
 
 
 def _open_binary(path):
-    if os.path.isdir(path):
-        raise LetorFormatError(path, None, "is a directory, expected a LETOR data file")
-    f = open(path, "rb")
+    """``(stream, raw)`` of a regular LETOR text file, plain or gzip (:func:`ltrbv.input_files.open_data_stream`:
+    a device, a pipe, an archive, a binary file or a byte-order mark is refused as a LetorFormatError)."""
     try:
-        magic = f.read(2)
-        f.seek(0)
-        if magic == _GZIP_MAGIC:
-            return gzip.GzipFile(fileobj=f, mode="rb"), f
-    except BaseException:
-        f.close()
-        raise
-    return f, None
+        return open_data_stream(path, "a LETOR data file")
+    except InputFileError as error:
+        raise LetorFormatError(error.path, error.line, error.problem) from None
 
 
 def _iter_chunks(path, chunk_bytes: int):
@@ -104,9 +101,8 @@ def _iter_chunks(path, chunk_bytes: int):
         if raw is None:  # plain file: no bigger than the file itself
             size = min(size, os.fstat(stream.fileno()).st_size + 1)
         buf = np.empty(max(size, 16), dtype=np.uint8)
-        filled = 0
+        filled = consumed = 0
         eof = False
-        first = True
         while True:
             while filled < buf.size and not eof:
                 got = _read_into(path, stream, buf[filled : filled + READ_BYTES])
@@ -114,21 +110,21 @@ def _iter_chunks(path, chunk_bytes: int):
                     eof = True
                 else:
                     filled += got
-            if first and (filled >= 3 or eof):
-                first = False
-                if filled >= 3 and buf[:3].tobytes() == _UTF8_BOM:  # blank it: same lines, offsets
-                    buf[:3] = ord(" ")
             if eof:
                 if filled:
                     yield buf, filled
                 return
             cut = K.last_newline(buf, filled) + 1
             if cut == 0:  # one line longer than the buffer: grow it
+                if buf.size >= MAX_LINE_BYTES:
+                    raise LetorFormatError(path, None, f"a line of more than {MAX_LINE_BYTES:,} bytes from byte "
+                                           f"{consumed:,} on: not a LETOR text file (a LETOR line is a few KB)")
                 bigger = np.empty(2 * buf.size, dtype=np.uint8)
                 bigger[:filled] = buf[:filled]
                 buf = bigger
                 continue
             yield buf, cut
+            consumed += cut
             rest = filled - cut
             if rest:
                 buf[:rest] = buf[cut:filled]
@@ -170,6 +166,8 @@ def _scan(path, need_max_index: bool, chunk_bytes: int):
     if last and not last.endswith(b"\n"):
         tail = last.rsplit(b"\n", 1)[-1].strip()
         if tail and not tail.startswith(b"#"):
+            if b"\r" in tail:
+                raise LetorFormatError(path, line0, CR_ONLY)
             raise LetorFormatError(path, line0, "the last line has no final newline: the file looks cut short "
                                    "(truncated download or copy); restore the whole file")
     return n_data, best, best_line
@@ -370,7 +368,11 @@ def _parse(path, n_features, max_feature, label_range) -> RankingData:
         )  # fmt: skip
         if err != K.OK:
             token = _token_text(buf, int(tok_lo), int(tok_hi))
-            raise _kernel_error(source, err, err_line, token, n_cols, max_feature, label_range)
+            error = _kernel_error(source, err, err_line, token, n_cols, max_feature, label_range)
+            start = int(K.last_newline(buf, int(tok_lo))) + 1
+            if b"\r" in buf[start:int(tok_lo)].tobytes().split(b"#")[0]:  # a CR before the token, outside a comment
+                raise LetorFormatError(source, error.line, f"{error.what}; {CR_ONLY}")
+            raise error
         first_new = n_runs
         for r in range(first_new, int(runs_end)):
             qid = buf[run_lo[r] : run_hi[r]].tobytes().decode("utf-8", "backslashreplace")

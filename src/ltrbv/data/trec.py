@@ -42,17 +42,20 @@ class TrecFormatError(ValueError):
 
 
 def _data_lines(path):
-    """(line number, text) of the data lines of a LETOR text file (blank and comment-only lines skipped)."""
-    import gzip
+    """(line number, text) of the data lines of a LETOR text file, plain or gzip (blank and comment-only lines
+    skipped).  Lines end at LF only, as the parser counts them: a lone CR is whitespace, also in a comment."""
+    from ..input_files import open_data_stream
 
-    with open(path, "rb") as probe:
-        compressed = probe.read(2) == b"\x1f\x8b"  # gzip, detected as read_letor detects it
-    opener = gzip.open if compressed else open
-    with opener(path, "rt", encoding="utf-8", errors="backslashreplace") as handle:
-        for number, line in enumerate(handle, start=1):
+    stream, raw = open_data_stream(path)
+    try:
+        for number, line in enumerate(stream, start=1):  # a binary stream splits at b"\n" only
             stripped = line.strip()
-            if stripped and not stripped.startswith("#"):
-                yield number, line
+            if stripped and not stripped.startswith(b"#"):
+                yield number, line.decode("utf-8", "backslashreplace")
+    finally:
+        stream.close()
+        if raw is not None:
+            raw.close()
 
 
 def read_docids(path: str | os.PathLike) -> np.ndarray:
@@ -111,57 +114,72 @@ def write_qrels(path, data: RankingData, docids_in_rows: np.ndarray, gain: str =
     return Path(path)
 
 
-def _read_table(path, layout: str, value_field: int, parse_value, kind: str) -> dict[str, dict[str, object]]:
-    """``{qid: {docid: value}}`` of a whitespace-separated TREC file whose lines are ``layout``."""
+def _read_table(path, layout: str, checks: dict, kind: str) -> dict[str, dict[str, tuple[object, int]]]:
+    """``{qid: {docid: (value, line)}}`` of a whitespace-separated TREC file whose lines are ``layout``;
+    ``checks`` maps a field's position to its parser (the last one's value is kept)."""
+    from ..input_files import InputFileError, read_text_lines
+
     n_fields = len(layout.split())
-    table: dict[str, dict[str, object]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != n_fields:
-                raise TrecFormatError(f"{path}, line {number}: {len(fields)} fields, a {kind} line is '{layout}'")
-            qid, docid = fields[0], fields[2]
-            try:
-                value = parse_value(fields[value_field])
-            except ValueError as error:
-                raise TrecFormatError(f"{path}, line {number}: {error}") from None
-            docs = table.setdefault(qid, {})
-            if docid in docs:
-                raise TrecFormatError(f"{path}, line {number}: document {docid!r} of query {qid} appears twice")
-            docs[docid] = value
+    table: dict[str, dict[str, tuple[object, int]]] = {}
+    try:
+        lines = read_text_lines(path, f"a TREC {kind} file")
+    except InputFileError as error:
+        raise TrecFormatError(str(error)) from None
+    for number, line in lines:
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != n_fields:
+            raise TrecFormatError(f"{path}, line {number}: {len(fields)} fields, a {kind} line is '{layout}'")
+        qid, docid = fields[0], fields[2]
+        try:
+            value = [parse(fields[position]) for position, parse in checks.items()][-1]
+        except ValueError as error:
+            raise TrecFormatError(f"{path}, line {number}: {error}") from None
+        docs = table.setdefault(qid, {})
+        if docid in docs:
+            raise TrecFormatError(f"{path}, line {number}: document {docid!r} of query {qid} appears twice")
+        docs[docid] = (value, number)
     if not table:
         raise TrecFormatError(f"{path}: no {kind} lines")
     return table
 
 
 def _label(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"label {text!r} is not an integer") from None
-    return max(value, 0)  # trec_eval: negative judgements are not relevant
+    from ..input_files import parse_int
 
-
-def _score(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"score {text!r} is not a number") from None
-    if not np.isfinite(value):
-        raise ValueError(f"score {text!r} is not finite")
+    value = parse_int(text, "label")
+    if value < 0:  # trec_eval reads one as not relevant; refused rather than changed without a word
+        raise ValueError(f"label {value} is negative; qrels hold relevance grades 0, 1, 2, ... (trec_eval reads a "
+                         "negative judgement as not relevant: to do so, write it as 0)")
     return value
 
 
+def _rank(text: str) -> int:
+    from ..input_files import parse_int
+
+    return parse_int(text, "rank")
+
+
+def _score(text: str) -> float:
+    from ..input_files import parse_float
+
+    return parse_float(text, "score")
+
+
 def read_qrels(path) -> dict[str, dict[str, int]]:
-    """``{qid: {docid: label}}`` in file order; labels are integers, negative ones read as 0."""
-    return _read_table(path, "qid 0 docid label", 3, _label, "qrels")
+    """``{qid: {docid: label}}`` in file order; labels are non-negative integers (a negative one is refused)."""
+    return {qid: {doc: value for doc, (value, _) in docs.items()} for qid, docs in _qrels_lines(path).items()}
+
+
+def _qrels_lines(path) -> dict[str, dict[str, tuple[int, int]]]:
+    return _read_table(path, "qid 0 docid label", {3: _label}, "qrels")
 
 
 def read_run(path) -> dict[str, dict[str, float]]:
     """``{qid: {docid: score}}`` of a TREC run (``qid Q0 docid rank score tag``)."""
-    return _read_table(path, "qid Q0 docid rank score tag", 4, _score, "run")
+    table = _read_table(path, "qid Q0 docid rank score tag", {3: _rank, 4: _score}, "run")
+    return {qid: {doc: value for doc, (value, _) in docs.items()} for qid, docs in table.items()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,11 +203,13 @@ class TrecRuns:
         return (~self.retrieved).sum(axis=1)
 
 
-def read_trec_runs(qrels_path, run_paths) -> TrecRuns:
+def read_trec_runs(qrels_path, run_paths, max_label: int = 127, scale: str = "") -> TrecRuns:
     """The qrels' queries and the runs' scores.  Documents per query: those of the qrels, then those the runs
     retrieved unjudged (label 0), in order of first appearance; a run need not retrieve every one of them
-    (a top-k run), but must retrieve some document of every qrels query."""
-    qrels = read_qrels(qrels_path)
+    (a top-k run), but must retrieve some document of every qrels query.  A label above ``max_label`` is
+    refused naming its line (``scale`` says whose label scale that is)."""
+    judged_lines = _qrels_lines(qrels_path)
+    qrels = {qid: {doc: value for doc, (value, _) in docs.items()} for qid, docs in judged_lines.items()}
     runs = [(Path(p), read_run(p)) for p in run_paths]
     if not runs:
         raise ValueError("--run needs at least one run file")
@@ -203,7 +223,7 @@ def read_trec_runs(qrels_path, run_paths) -> TrecRuns:
             raise TrecFormatError(f"{path}: query {absent[0]} of the qrels is not in the run ({len(absent)} such "
                                   "queries); trec_eval would average over the run's queries only (or count them "
                                   "as 0 with -c): give runs of the same queries")
-    labels, offsets, rows_of = [], [0], []
+    labels, offsets, rows_of, lines = [], [0], [], []
     for qid, judged in qrels.items():
         docs = dict(judged)
         for _, run in runs:
@@ -211,14 +231,18 @@ def read_trec_runs(qrels_path, run_paths) -> TrecRuns:
                 docs.setdefault(docid, 0)
         rows_of.append(list(docs))
         labels.extend(docs.values())
+        lines.extend(judged_lines[qid][d][1] if d in judged else 0 for d in docs)
         offsets.append(offsets[-1] + len(docs))
     n_docs = offsets[-1]
     scores = np.full((len(runs), n_docs), np.nan)
     for r, (_, run) in enumerate(runs):
         scores[r] = [run[qid].get(d, np.nan) for qid, docs in zip(qrels, rows_of) for d in docs]
     labels = np.asarray(labels, dtype=np.int64)
-    if labels.max() > 127:
-        raise TrecFormatError(f"{qrels_path}: a label above 127; qrels hold relevance grades (0, 1, 2, ...)")
+    if labels.max() > min(max_label, 127):
+        at = int(np.argmax(labels > min(max_label, 127)))
+        what = (f"outside {scale}" if scale and labels[at] <= 127
+                else "above 127; qrels hold relevance grades (0, 1, 2, ...)")
+        raise TrecFormatError(f"{qrels_path}, line {lines[at]}: label {labels[at]} {what}")
     data = RankingData(X=np.zeros((n_docs, 0), dtype=np.float32), labels=labels.astype(np.int8),
                        query_offsets=np.asarray(offsets, dtype=np.int64), qids=np.asarray(list(qrels), dtype=str),
                        line_numbers=np.arange(1, n_docs + 1, dtype=np.int64), source=str(qrels_path))
@@ -241,10 +265,10 @@ def require_same_documents(runs: TrecRuns, run_paths, reason: str) -> None:
             f"{str(runs.docids[rows][missing[0]])!r}); {reason}")
 
 
-def read_trec(qrels_path, run_paths) -> tuple[RankingData, np.ndarray]:
+def read_trec(qrels_path, run_paths, max_label: int = 127, scale: str = "") -> tuple[RankingData, np.ndarray]:
     """The qrels' queries as a RankingData (no features) and the runs' scores, shape (n_runs, n_docs), where
     every run scores every document of its queries (the strict form, see the module docstring)."""
-    runs = read_trec_runs(qrels_path, run_paths)
+    runs = read_trec_runs(qrels_path, run_paths, max_label, scale)
     require_same_documents(runs, run_paths, "the reducers need every run to score the same documents of every "
                            "query")
     return runs.data, runs.scores

@@ -36,6 +36,7 @@ scikit-learn, ``2**label - 1`` in LETOR, XGBoost and LightGBM: ambiguous), and `
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -207,7 +208,8 @@ def _refuse_in_ltr(name: str, convention_name: str) -> str:
                 f"convention{hint}")
     if ltr_name:
         return f"unknown metric {name!r} under the {convention_name} names; write {ltr_name!r}"
-    return f"unknown metric {name!r}; known under the {convention_name} names: {LTR_FORMS}"
+    return (f"unknown metric {name!r}{_did_you_mean(name, _LTR_SUGGESTIONS, _ltr_spec)}; known under the "
+            f"{convention_name} names: {LTR_FORMS}")
 
 
 def _refuse_in_trec_eval(name: str) -> str:
@@ -234,7 +236,28 @@ def _refuse_in_trec_eval(name: str) -> str:
         use = _CANONICAL_WORD[ltr.kind] + cutoff
         return (f"metric {name!r} is the LTR conventions' name; under the trec_eval convention write {use!r} "
                 "(ir_measures' name)")
-    return f"unknown metric {name!r}; known under the trec_eval convention: {TREC_FORMS}"
+    return (f"unknown metric {name!r}{_did_you_mean(name, _TREC_SUGGESTIONS, _trec_eval_spec)}; known under the "
+            f"trec_eval convention: {TREC_FORMS}")
+
+
+_LTR_SUGGESTIONS = {word: word for word in ("ndcg", "dcg", "err", "rr", "p", "r", "map")}
+_TREC_SUGGESTIONS = {word.lower(): _CANONICAL_WORD[kind] for word, kind in _IRM_WORDS.items()}
+
+
+def _did_you_mean(name, words: dict[str, str], parses) -> str:
+    """`` (did you mean 'ndcg@10'?)`` for a misspelt metric word such as ``ndgc@10`` (``words``: a lower-case
+    word -> the spelling to suggest), if the suggestion is a name of the namespace (``parses``), else ``""``."""
+    text = str(name).strip()
+    word = re.match(r"[A-Za-z]*", text).group()
+    close = difflib.get_close_matches(word.lower(), list(words), n=1, cutoff=0.75) if word else []
+    if not close:
+        return ""
+    suggestion = words[close[0]] + text[len(word):]
+    try:
+        ok = parses(suggestion) is not None
+    except ValueError:
+        ok = False
+    return f" (did you mean {suggestion!r}?)" if ok else ""
 
 
 def parse_measure(name: str, convention=None) -> MetricSpec:

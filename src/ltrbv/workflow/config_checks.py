@@ -68,6 +68,10 @@ def check_config(config: dict, config_files=(), schema_dir: Path = SCHEMA_DIR) -
     file_problems = [problem for path in config_files for problem in config_file_problems(path)]
     if file_problems:
         raise ConfigError("invalid config file", file_problems)
+    try:  # before the schema, whose message for an unknown name would be its whole pattern
+        canonical_config_metrics(config)
+    except ValueError as error:
+        raise ConfigError("invalid config", [str(error)]) from None
     fill_defaults(config, schema_dir)
     try:
         canonical_config_metrics(config)

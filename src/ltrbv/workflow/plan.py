@@ -102,6 +102,38 @@ def dry_run(configfiles: list[str], placeholders: bool = False, targets: tuple[s
     return jobs, job_counts(text), text
 
 
+def benchmark_cost(path) -> float | None:
+    """Core-seconds of the last run in a Snakemake benchmark file: its ``cpu_time``, or its wall time ``s``
+    where CPU time is 0 or missing; None for a header without runs.  Anything else (not a regular text file,
+    no ``s`` column, a field count off, a value outside the number grammar or negative) is refused naming
+    the file and line."""
+    from ..input_files import InputFileError, parse_float, read_text_lines
+
+    lines = [(number, line) for number, line in read_text_lines(path, "a Snakemake benchmark file") if line.strip()]
+    if not lines:
+        raise InputFileError(path, None, "empty, not a Snakemake benchmark file (a header line 's\th:m:s\t...')")
+    header = lines[0][1].split("\t")
+    if "s" not in header:
+        raise InputFileError(path, lines[0][0], "no column 's': not a Snakemake benchmark file")
+    if len(lines) == 1:
+        return None
+    number, last = lines[-1]
+    fields = last.split("\t")
+    if len(fields) != len(header):
+        raise InputFileError(path, number, f"{len(fields)} tab-separated fields, the header has {len(header)}")
+    values = {}
+    for column in ("s", "cpu_time"):
+        if column in header:
+            try:
+                values[column] = parse_float(fields[header.index(column)].strip(), column)
+            except ValueError as error:
+                raise InputFileError(path, number, str(error)) from None
+            if values[column] < 0:
+                raise InputFileError(path, number, f"{column} {values[column]} is negative")
+    cpu = values.get("cpu_time", 0.0)
+    return cpu if cpu > 0 else values["s"]  # core-seconds; wall time only where CPU time is missing
+
+
 def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
     """One row per calibration job: rule, learner, setting, core_seconds (from Snakemake benchmark files)."""
     rows = []
@@ -111,12 +143,9 @@ def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
             if parsed is None:  # not a benchmark file of a rule's job
                 continue
             rule, wildcards = parsed
-            bench = pd.read_csv(path, sep="\t")
-            if bench.empty:
+            cost = benchmark_cost(path)
+            if cost is None:
                 continue
-            last = bench.iloc[-1]
-            cpu = float(last.get("cpu_time", 0.0) or 0.0)
-            cost = cpu if cpu > 0 else float(last["s"])  # core-seconds; wall time only where CPU time is missing
             learner = wildcards.get("learner") if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") else None
             setting = wildcards.get("setting") if rule in (*STUDY_TRAINING_RULES, "reduce_biasvar") else None
             rows.append({"rule": rule, "learner": learner or "", "setting": setting or "", "core_seconds": cost})
