@@ -877,7 +877,7 @@ WORKFLOW_CASES = [
     catalog_case("level-zero", lambda s: s.update(level=0), r"0 is less than or equal to the minimum of 0"),
     catalog_case("significant-key-removed", entry_change("cmp", claims=[
         {"kind": "better", "learner": "rf", "than": "gbm", "significant": True, "text": "t"}]),
-        r"'significant' was unexpected"),
+        r"catalog.entries.cmp.claims\[0\].significant: unknown key"),
 ]
 
 
