@@ -8,8 +8,8 @@ the summary.  Per-query values are simulated (no forests), thousands of claims p
   about 80% of the time.
 
 The tolerance is 3 binomial standard errors.  These fail when the engine reads the raw p-value (the page's
-family-wise rate reaches ~40% with 10 claims), the sign of a correlation of means (~50% "reproduced" with no
-trend) or "p >= alpha" as similarity (~70% "equivalent" at the margin).
+family-wise rate was 35-46% with 10 claims), the sign of a correlation of means (51% "reproduced" with no
+trend) or "p >= alpha" as similarity (90% "equivalent" at the margin): measured by mutating the engine.
 """
 
 from __future__ import annotations
@@ -64,9 +64,12 @@ def test_under_the_null_reproduced_and_any_false_verdict_stay_below_alpha(make):
     assert all(j.family == 10 and j.correction == "holm" for page in pages for j in page)
 
 
-def test_tost_says_equivalent_at_most_alpha_of_the_time_when_the_difference_equals_the_margin():
+@pytest.mark.parametrize("margin_in_se", [1.5, 10.0])
+def test_tost_says_equivalent_at_most_alpha_of_the_time_when_the_difference_equals_the_margin(margin_in_se):
+    """1.5 standard errors: a t-test of d = 0 misses this difference most of the time (p >= alpha would call it
+    similar); 10: TOST's own size at the margin is close to alpha, one claim at a time."""
     sd = 0.05
-    margin = 1.5 * sd / math.sqrt(N_QUERIES)  # a t-test of d = 0 misses this difference most of the time
+    margin = margin_in_se * sd / math.sqrt(N_QUERIES)
 
     def at_margin(rng, seed):
         a = query_values(rng)
@@ -123,7 +126,7 @@ def test_a_planted_effect_of_the_stated_mde_is_detected_about_80_percent_of_the_
 
 
 def test_verdicts_by_hand():
-    sd, family = 0.05, 4
+    sd = 0.05
     rng = np.random.default_rng(3)
     a = query_values(rng)
     noise = rng.normal(0, sd, a.size)
@@ -152,7 +155,6 @@ def test_verdicts_by_hand():
     # the per-query change of a trend: the fitted first-to-last difference of a straight line
     line = np.outer([1.0, 2.0], np.arange(4)) + 0.3
     np.testing.assert_allclose(engine.per_query_change(line), [3.0, 6.0])
-    del family
 
 
 def test_a_page_refuses_raw_p_values_and_bad_levels():
