@@ -47,20 +47,38 @@ def clone(tmp_path) -> Path:
     return target
 
 
+def revision_line(root: Path) -> str:
+    """What ``ltrbv --version`` prints for a checkout at ``root``, by this source tree's code."""
+    from ltrbv.provenance import code_revision
+
+    return f"ltrbv {code_revision.__wrapped__(root).describe()}"
+
+
 def test_version_names_the_commit_and_changes_with_it(clone):
-    first = version_line(clone)
+    first = revision_line(clone)
     head = git(clone, "rev-parse", "HEAD")
     count = git(clone, "rev-list", "--count", "HEAD")
-    assert first.startswith(f"ltrbv 0.1.dev{count}+g{head[:9]} (commit {head}, clean; from git)"), first
+    assert first == f"ltrbv 0.1.dev{count}+g{head[:9]} (commit {head}, clean; from git)", first
+    assert version_line(clone) == first  # the clone's own `ltrbv --version`
     git(clone, "commit", "-q", "--allow-empty", "-m", "another commit")
-    second = version_line(clone)
+    second = revision_line(clone)
     assert second != first and git(clone, "rev-parse", "HEAD") in second and f"0.1.dev{int(count) + 1}+g" in second
     (clone / "README.md").write_text("changed\n")  # a tracked file changed: dirty
-    assert re.search(r"\.d\d{8} \(commit [0-9a-f]{40}, dirty", version_line(clone))
-    (clone / "README.md").unlink()
+    assert re.search(r"\.d\d{8} \(commit [0-9a-f]{40}, dirty", revision_line(clone))
     git(clone, "checkout", "-q", "README.md")
-    (clone / "results" / "new.txt").write_text("x")  # an untracked file: still clean
-    assert ", clean;" in version_line(clone)
+    (clone / "notes.txt").write_text("x")  # an untracked file (not git-ignored): still clean
+    assert ", clean;" in revision_line(clone)
+
+
+def test_cli_version_is_this_checkouts(capsys):
+    from ltrbv.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert out.startswith("ltrbv ") and (head.returncode != 0 or f"commit {head.stdout.strip()}" in out)
 
 
 def test_a_git_archive_copy_knows_its_commit(clone, tmp_path):
