@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .metric_names import canonical_config_metrics
 from .sections import SECTIONS
-from .validation import config_file_problems
+from .validation import config_file_problems, read_yaml12_floats
 
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "config" / "schema"
 MAIN_SCHEMA = "config.schema.yaml"
@@ -47,11 +47,44 @@ def fill_defaults(config: dict, schema_dir: Path = SCHEMA_DIR) -> dict:
     from snakemake.utils import validate
 
     _explicit_experiments(config)
-    validate(config, schema=str(schema_dir / MAIN_SCHEMA))
+    _validate(config, schema_dir / MAIN_SCHEMA, ())
     for section in SECTIONS:
         if section.schema and section.key in config:
-            validate(config[section.key], schema=str(schema_dir / section.schema))
+            _validate(config[section.key], schema_dir / section.schema, (section.key,))
     return config
+
+
+def _validate(instance, schema_path: Path, prefix: tuple) -> None:
+    """snakemake.utils.validate (which fills in defaults); a failure is refused with the full key path of each
+    value the schema refuses (a section's keys under the section's own key: ``biasvar.uncertainty.resamples``)."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    try:
+        validate(instance, schema=str(schema_path))
+    except WorkflowError as error:
+        raise ConfigError("invalid config", schema_problems(instance, schema_path, prefix) or [str(error)]) from None
+
+
+def key_path(parts) -> str:
+    """``('biasvar', 'uncertainty', 'resamples')`` -> ``biasvar.uncertainty.resamples``; list items as ``[i]``."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "config"
+
+
+def schema_problems(instance, schema_path: Path, prefix: tuple = ()) -> list[str]:
+    """Every schema violation of ``instance`` (the most relevant alternative of a oneOf/anyOf), as
+    ``full.key.path: what is wrong``, in key order."""
+    import yaml
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    errors = [best_match([error]) for error in Draft202012Validator(schema).iter_errors(instance)]
+    found = sorted({(key_path((*prefix, *e.absolute_path)), e.message) for e in errors}, key=lambda p: p[0])
+    return [f"{where}: {message}" for where, message in found]
 
 
 def check_config(config: dict, config_files=(), schema_dir: Path = SCHEMA_DIR) -> dict:
@@ -59,6 +92,7 @@ def check_config(config: dict, config_files=(), schema_dir: Path = SCHEMA_DIR) -
     file_problems = [problem for path in config_files for problem in config_file_problems(path)]
     if file_problems:
         raise ConfigError("invalid config file", file_problems)
+    read_yaml12_floats(config, config_files)
     fill_defaults(config, schema_dir)
     try:
         canonical_config_metrics(config)

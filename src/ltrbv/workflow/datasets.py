@@ -48,20 +48,38 @@ def raw_file(dataset: dict, fold: str, split: str) -> str:
 
 
 def missing_raw_files(dataset: dict) -> list[str]:
-    return [
-        raw_file(dataset, fold, split)
-        for fold in dataset["folds"]
-        for split in SPLITS
-        if not Path(raw_file(dataset, fold, split)).is_file()
-    ]
+    return [path for path in raw_files(dataset) if not Path(path).exists()]
+
+
+def raw_files(dataset: dict) -> list[str]:
+    """Every raw file of a dataset, fold by fold."""
+    return [raw_file(dataset, fold, split) for fold in dataset["folds"] for split in SPLITS]
+
+
+def not_a_file(path: str) -> str | None:
+    """What an existing raw path is when it is not a regular file (a directory, a FIFO, ...), or None."""
+    import stat
+
+    mode = Path(path).stat().st_mode
+    if stat.S_ISREG(mode):
+        return None
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def check_raw_files(name: str, dataset: dict) -> None:
-    """Fail before any job runs when a real dataset's files are absent, saying where to get them."""
+    """Fail before any job runs when a real dataset's files are absent, saying where to get them, or when a
+    raw path is not a regular file (a directory, a FIFO), saying what it is."""
     if dataset.get("synthetic"):
         return
     missing = missing_raw_files(dataset)
     if not missing:
+        wrong = [(path, not_a_file(path)) for path in raw_files(dataset)]
+        wrong = [f"{path}: is {kind}, expected a LETOR text file" for path, kind in wrong if kind]
+        if wrong:
+            raise MissingDataError(f"dataset {name!r}: {len(wrong)} raw fold file(s) are not regular files:\n  "
+                                   + "\n  ".join(wrong))
         return
     how = dataset.get("download") or DOWNLOADS.get(name.lower()) or DOWNLOADS.get(dataset.get("source", ""), "")
     shown = "\n  ".join(missing[:6]) + ("\n  ..." if len(missing) > 6 else "")
