@@ -121,3 +121,30 @@ def test_a_bag_sub_sample_of_zero_label_queries_is_refused_naming_bag_and_sub_mo
             assert re.match(rf"bag 'bl', sub-model {k}: its sample of 1 of 4 training queries of t/train.txt", str(error))
             refused.append(int(chosen[0]))
     assert refused and trained and set(trained) == {1} and 1 not in refused
+
+
+def test_a_fold_whose_training_labels_are_all_zero_is_refused_by_its_training_job(tmp_path):
+    """The workflow on a fold whose train.txt has only label 0: the training job fails, its log names the file,
+    no prediction file is written, and the raw file is unchanged."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
+    from wfhelpers import snakemake, write_letor_folds
+
+    write_letor_folds(tmp_path / "data", ["Fold1"])
+    train = tmp_path / "data/Fold1/train.txt"
+    train.write_text("".join("0" + line[1:] for line in train.read_text().splitlines(keepends=True)))
+    before = train.read_bytes()
+    config = {"seed": 3, "run": {"datasets": ["toy"], "learners": ["gbm"], "seeds": [1]}, "metrics": ["ndcg@10"],
+              "datasets": {"toy": {"root": "data", "folds": ["Fold1"], "n_features": 6, "label_range": [0, 2],
+                                   "conventions": ["letor4"]}},
+              "learners": {"gbm": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 5}}},
+              "figures": {"metric": "ndcg@10", "convention": "letor4"}}
+    result = snakemake(tmp_path, config, check=False)
+    assert result.returncode != 0
+    log = (tmp_path / "results/toy/logs/train_model/gbm/Fold1/seed1.log").read_text()
+    assert re.search(r"training set results/toy/parsed/Fold1/train.npz \(of data/Fold1/train.txt\): no document with "
+                     r"a positive label \(72 queries, 576 documents", log), log[-2000:]
+    assert not (tmp_path / "results/toy/predictions").exists() or not list((tmp_path / "results/toy/predictions")
+                                                                          .rglob("*.*"))
+    assert train.read_bytes() == before

@@ -22,6 +22,9 @@ _DATASET = RESULTS + "/{dataset}"
 SYNTHETIC_RAW = _DATASET + "/raw/{fold}/{split}.txt"
 #: the binary cache of one split of one fold (rule parse_split)
 PARSED = _DATASET + "/parsed/{fold}/{split}.npz"
+#: the SHA-256 digest of a raw split's content as the workflow last saw it (written at parse time, by
+#: :func:`ltrbv.workflow.digests.refresh_raw_digests`, never by a job)
+RAW_DIGEST = _DATASET + "/digests/raw/{fold}/{split}.sha256"
 
 # -- core run: predictions and metrics -------------------------------------------------------------
 SEED_RUN = "seed{seed}"
