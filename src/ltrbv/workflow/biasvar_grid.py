@@ -266,7 +266,7 @@ def problems(config: dict) -> list[str]:
             if fold not in config["datasets"][dataset]["folds"]:
                 found.append(f"biasvar.folds: {fold!r} is not among datasets.{dataset}.folds")
     significance = section["significance"]
-    if not set(significance["metrics"]) & set(config["metrics"]):
+    if "metrics" in config and not set(significance["metrics"]) & set(config["metrics"]):
         found.append(f"biasvar.significance.metrics {significance['metrics']}: none is among metrics "
                      f"{config['metrics']} (the significance table is read from the per-query metrics files)")
     for dataset in study_datasets(config):
