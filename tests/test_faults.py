@@ -220,8 +220,9 @@ def test_a_job_dies_with_its_killed_snakemake_and_a_rerun_owns_the_outputs(tmp_p
     """kill -9 of Snakemake while a 200,000-tree model trains: the job ends within seconds and publishes nothing;
     the config then changes to 5 trees and, after --unlock, the rerun's outputs are the 5-tree model's (issue 28:
     an orphaned job used to finish later and overwrite them with the old config's model)."""
-    process = subprocess.Popen(snakemake_command(tmp_path, SLOW, cores=1), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    with open(tmp_path / "snakemake.out", "w") as out:  # a file, not a pipe, which an orphan would hold open
+        process = subprocess.Popen(snakemake_command(tmp_path, SLOW, cores=1), stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     log = tmp_path / "results/tiny/logs/train_model/slow/Fold1/seed1.log"
     jobs, deadline = [], time.monotonic() + 300
     try:
@@ -231,7 +232,7 @@ def test_a_job_dies_with_its_killed_snakemake_and_a_rerun_owns_the_outputs(tmp_p
                     if any("train_model" in part for part in _cmdline(child))]
             time.sleep(0.1)
         process.send_signal(signal.SIGKILL)
-        process.communicate(timeout=60)
+        process.wait(timeout=60)
         ended = time.monotonic() + 10
         while not _gone(jobs[0]) and time.monotonic() < ended:
             time.sleep(0.1)
