@@ -4,8 +4,9 @@
     ... change the code, rerun the workflow ...
     python tests/checksums/compare_outputs.py compare before.sha256 results
 
-A manifest line is ``sha256  relative/path``.  Logs, benchmarks, report pages and Snakemake's own
-files are left out (they hold times and host names); in a ``meta.json`` the keys that record the
+A manifest line is ``sha256  relative/path``.  Logs, benchmarks, report pages, the raw files' digest stamps
+(``digests/``, written when a run starts, so their presence depends on how many runs there were) and
+Snakemake's own files are left out (they hold times and host names); in a ``meta.json`` the keys that record the
 wall-clock time (any key with ``seconds`` in it) or the package versions are dropped before hashing,
 everything else counts.
 ``compare`` prints every file missing, added or changed and exits 1 when there is any.
@@ -13,7 +14,10 @@ everything else counts.
 Recorded baselines:
 
 * ``baseline-demo.sha256``: ``snakemake --cores 2`` (the demo), 291 outputs + results/README.md, re-recorded
-  for issue 16/17 (one metrics file per learner; LambdaMART validated in the letor4 convention).  Before
+  for issue 28 (each training run's meta.json records the digests of its score files and parsed data, key
+  ``digests``: the 86 meta.json files changed, every other output identical; with that key dropped, 0
+  differences from the previous baseline) and before that for issue 16/17 (one metrics file per learner;
+  LambdaMART validated in the letor4 convention).  Before
   that change the demo with the old LambdaMART settings (``git show dbeaa41:config/demo.yaml``) differed
   from the old baseline only in the metrics files' layout (their rows identical) and LambdaMART's
   meta.json (two new fit_info keys);
@@ -22,6 +26,7 @@ Recorded baselines:
   with it (and the Ranking SVM pair and the model-selection savings of issue 18); against the issue-13
   baseline only the LambdaMART-derived files, the savings tables and the new pair's files changed;
 
+Not re-recorded for issue 28 (their meta.json files lack the ``digests`` key; everything else unchanged).
 Recorded for issue 13 at commit 61e3c52, before the workflow-layer redesign (since issue 16 it also differs
 in the metrics files' layout and in every LambdaMART-derived file):
 
@@ -40,7 +45,7 @@ import json
 import sys
 from pathlib import Path
 
-SKIPPED_PARTS = {"logs", "benchmarks", "report", ".snakemake"}
+SKIPPED_PARTS = {"logs", "benchmarks", "report", "digests", ".snakemake"}
 VOLATILE_META_KEYS = {"fit_seconds", "seconds", "versions", "elapsed_seconds", "wall_seconds", "timestamp"}
 
 
