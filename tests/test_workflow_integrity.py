@@ -3,6 +3,9 @@ table claims to summarise is what its files hold.
 
 * Config files: YAML merge keys (``<<: *anchor``) are valid YAML, a real duplicate key is still refused;
   ``1e-1`` is a number (YAML 1.2), a quoted ``'1e-1'`` stays a string; an empty file is named.
+* A training set without a relevant document is refused, naming it (a bag's sub-sample: bag and sub-model).
+* A job whose Snakemake is gone publishes nothing (the kill -9 workflow test is in test_faults.py; the
+  content-digest workflow tests are in test_incremental.py).
 """
 
 from __future__ import annotations
@@ -148,3 +151,38 @@ def test_a_fold_whose_training_labels_are_all_zero_is_refused_by_its_training_jo
     assert not (tmp_path / "results/toy/predictions").exists() or not list((tmp_path / "results/toy/predictions")
                                                                           .rglob("*.*"))
     assert train.read_bytes() == before
+
+
+# -- a job whose Snakemake is gone publishes nothing (issue 28: orphaned jobs) -------------------------------
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the job guard reads /proc (Linux)")
+def test_a_run_whose_owner_is_gone_publishes_nothing(tmp_path, monkeypatch):
+    """The owner (a child process standing in for Snakemake) is alive, then killed but not yet collected (a
+    zombie, as a killed Snakemake is until its parent waits for it): publishing then refuses and leaves no file,
+    temporary or final."""
+    import signal
+    import subprocess
+    import sys
+
+    from ltrbv.workflow import job_guard
+    from ltrbv.workflow.run_files import publishing
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        owner = job_guard.Process(child.pid, job_guard._start_time(child.pid))
+        monkeypatch.setattr(job_guard, "_OWNER", owner)
+        with publishing(tmp_path / "a.scores") as (tmp,):
+            tmp.write_text("1\n")
+        assert (tmp_path / "a.scores").read_text() == "1\n"  # owner alive: published
+        child.send_signal(signal.SIGKILL)
+        while job_guard._stat_fields(child.pid)[0] != "Z":
+            pass
+        assert not owner.alive()
+        with pytest.raises(job_guard.OrphanedJobError, match=rf"pid {child.pid}\) is gone"):
+            with publishing(tmp_path / "b.scores", tmp_path / "meta.json") as (scores, meta):
+                scores.write_text("2\n")
+                meta.write_text("{}\n")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a.scores"]
+    finally:
+        child.kill()
+        child.wait()
