@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from ltrbv.workflow import paths, report_grid
 from ltrbv.workflow.bytecode import bytecode_warning
 from ltrbv.workflow.config_checks import ConfigError, check_config
+from ltrbv.workflow.digests import changed_score_files, refresh_raw_digests
 from ltrbv.workflow.sections import all_targets
 from ltrbv.provenance import export_config_files
 
@@ -32,6 +33,16 @@ try:
 except ConfigError as _error:
     raise WorkflowError(str(_error))
 export_config_files(list(workflow.overwrite_configfiles) or [DEMO_CONFIG])  # each job's meta.json names them
+
+# Content digests (ltrbv.workflow.digests): a score file changed after its job wrote it is refused; a raw file
+# whose content changed (whatever its mtime) is parsed again.  Once, in the main process (not in each job's).
+if workflow.is_main_process:
+    _CHANGED = changed_score_files(config)
+    if _CHANGED:
+        raise WorkflowError("changed score files:\n  " + "\n  ".join(_CHANGED))
+    for _raw in refresh_raw_digests(config):
+        print(f"Note: {_raw}: its content changed since the last run (SHA-256), whatever its timestamp says; it is "
+              "parsed again and everything downstream of it rerun", file=sys.stderr)
 
 _BYTECODE_WARNING = bytecode_warning()
 if _BYTECODE_WARNING:

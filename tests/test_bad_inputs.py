@@ -579,7 +579,7 @@ LEARNERS = {
     "rf": {"kind": "random_forest", "threads": 1, "params": {"splitting": "list", "n_estimators": 5}},
 }
 STUDY = {"enabled": True, "datasets": ["tiny"], "bootstrap": {"replicates": 2}, "twofold": {"repetitions": 1},
-         "sweep": {"learners": ["rf"], "param": "subsample", "values": [0.3]}, "compare": {"learners": []},
+         "sweep": {"learners": ["rf"], "param": "subsample", "values": [0.2, 0.3]}, "compare": {"learners": []},
          "significance": {"baseline": "gbm"}}
 
 
@@ -659,6 +659,35 @@ def corrupt_cache(workdir: Path) -> None:
 
 
 _DUP = yaml.safe_dump(tiny_config(learners=LEARNERS), sort_keys=False)
+
+
+# -- issue 28: workflow-level cases ------------------------------------------------------------
+
+def real_dataset(config: dict) -> None:
+    """The tiny dataset as a user's own data (no generator): raw files under ``raw/`` beside the config."""
+    entry = config["datasets"]["tiny"]
+    entry.pop("synthetic")
+    entry["root"] = "raw"
+
+
+def raw_files(kind: str):
+    """Write the tiny dataset's raw files, with ``raw/Fold1/train.txt`` a ``kind`` (dir, fifo) instead of a file."""
+    def setup(workdir: Path) -> None:
+        fold = workdir / "raw/Fold1"
+        fold.mkdir(parents=True)
+        for split in ("vali", "test"):
+            (fold / f"{split}.txt").write_text(letor_text(n_features=12))
+        if kind == "dir":
+            (fold / "train.txt").mkdir()
+        else:
+            import os
+            os.mkfifo(fold / "train.txt")
+    return setup
+
+
+#: a learner entry shared through an anchor and merged (<<), then a real duplicate key in the same mapping
+_MERGE_DUP = _DUP.replace("\n  rf:\n    kind: random_forest", "\n  rf: &rf\n    kind: random_forest", 1).replace(
+    "\nfigures:", "\n  rf2:\n    <<: *rf\n    threads: 1\n    threads: 2\nfigures:", 1)
 
 WORKFLOW_CASES = [
     WorkflowCase("forest-max_depth-0", param("rf", "max_depth", 0), r"learners.rf.params: max_depth must be"),
@@ -858,6 +887,33 @@ WORKFLOW_CASES = [
     WorkflowCase("config-duplicate-key", raw="seed: 1\n" + _DUP, message=r"c.yaml, line \d+: key 'seed' is given twice"),
     WorkflowCase("damaged-parsed-cache", setup=corrupt_cache, message=r"train.npz: damaged cache",
                  expected_files={"results/tiny/parsed/Fold1/train.npz"}),
+    # issue 28, part 2: config messages name the full key path; a study with no trend; raw paths that are no files
+    WorkflowCase("config-merge-key-then-duplicate", raw=_MERGE_DUP,
+                 message=r"c.yaml, line \d+: key 'threads' is given twice"),
+    WorkflowCase("learning_rate-quoted-1e-1",
+                 raw=_DUP.replace("n_estimators: 20", "n_estimators: 20\n      learning_rate: '1e-1'"),
+                 message=r"learners.gbm.params.learning_rate: '1e-1' is not of type 'number'"),
+    WorkflowCase("biasvar-uncertainty-resamples-50", study(uncertainty={"resamples": 50}),
+                 r"biasvar.uncertainty.resamples: 50 is less than the minimum of 100"),
+    WorkflowCase("active-key-path", lambda c: c.__setitem__("active", {"experiments": {"e": {"budget": "ten"}}}),
+                 r"active.experiments.e(.budget)?: "),
+    WorkflowCase("figures-convention-not-the-dataset's", lambda c: c["figures"].__setitem__("convention", "standard"),
+                 r"figures.convention 'standard' is not among datasets.tiny.conventions \['letor4'\]"),
+    WorkflowCase("biasvar-one-sweep-value", study(sweep__values=[0.63]),
+                 r"biasvar.sweep.values \[0.63\] give at most 1 sweep point per scheme \(bootstrap: 1, twofold: 0\)"),
+    WorkflowCase("biasvar-compare-only-one-scheme",
+                 study(sweep__learners=[], compare={"learners": ["rf"], "schemes": ["twofold"]}),
+                 r"biasvar.sweep.learners is empty and no learner of biasvar.compare runs in both schemes"),
+    WorkflowCase("biasvar-significance-convention",
+                 study(significance={"baseline": "gbm", "convention": "standard"}),
+                 r"biasvar.significance.convention 'standard' is not among datasets.tiny.conventions"),
+    WorkflowCase("biasvar-significance-metrics-none-computed",
+                 study(significance={"baseline": "gbm", "metrics": ["err@10"]}),
+                 r"biasvar.significance.metrics \['err@10'\]: none is among metrics"),
+    WorkflowCase("raw-train-is-a-directory", real_dataset, r"raw/Fold1/train.txt: is a directory, expected a LETOR",
+                 setup=raw_files("dir"), expected_files={"raw/Fold1/vali.txt", "raw/Fold1/test.txt"}),
+    WorkflowCase("raw-train-is-a-fifo", real_dataset, r"raw/Fold1/train.txt: is a FIFO \(named pipe\)",
+                 setup=raw_files("fifo"), expected_files={"raw/Fold1/vali.txt", "raw/Fold1/test.txt"}),
     # -- the claim engine's keys (margins, family correction, alpha, power) ---------------------------------
     catalog_case("similar-without-margin", entry_change("cmp", claims=[
         {"kind": "similar", "learner": "rf", "than": "gbm", "text": "t"}]),

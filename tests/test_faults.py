@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 import shutil
 import signal
@@ -200,6 +202,56 @@ def test_requesting_the_intermediate_files_makes_the_next_run_redo_a_failed_job(
     assert {"evaluate(dataset=tiny,learner=gbm)", "performance_table(dataset=tiny)",
             "plot_performance(dataset=tiny)"} <= plan, plan
     assert not any("train_model" in job or "parse_split" in job for job in plan), plan
+
+
+#: a training job that runs for minutes (200,000 rounds, no early stopping) unless something ends it
+SLOW = tiny_config(learners={"slow": {"kind": "xgboost", "threads": 1, "params": {
+    "n_estimators": 200_000, "early_stopping_rounds": None, "eval_train": False}}})
+
+
+def _gone(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_a_job_dies_with_its_killed_snakemake_and_a_rerun_owns_the_outputs(tmp_path):
+    """kill -9 of Snakemake while a 200,000-tree model trains: the job ends within seconds and publishes nothing;
+    the config then changes to 5 trees and, after --unlock, the rerun's outputs are the 5-tree model's (issue 28:
+    an orphaned job used to finish later and overwrite them with the old config's model)."""
+    with open(tmp_path / "snakemake.out", "w") as out:  # a file, not a pipe, which an orphan would hold open
+        process = subprocess.Popen(snakemake_command(tmp_path, SLOW, cores=1), stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    log = tmp_path / "results/tiny/logs/train_model/slow/Fold1/seed1.log"
+    jobs, deadline = [], time.monotonic() + 300
+    try:
+        while not (jobs and log.exists() and "training slow" in log.read_text()):
+            assert process.poll() is None and time.monotonic() < deadline, "the training job did not start"
+            jobs = [child for child in psutil.Process(process.pid).children(recursive=True)
+                    if any("train_model" in part for part in _cmdline(child))]
+            time.sleep(0.1)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+        ended = time.monotonic() + 10
+        while not _gone(jobs[0]) and time.monotonic() < ended:
+            time.sleep(0.1)
+        assert _gone(jobs[0]), "the training job outlived its Snakemake by 10 s"
+    finally:
+        for job in jobs:
+            if not _gone(job):
+                job.kill()
+    run = tmp_path / "results/tiny/predictions/slow/Fold1/seed1"
+    assert not (run.exists() and list(run.iterdir())), sorted(run.iterdir())
+    assert "is gone: job ended, nothing published" in log.read_text()
+
+    fast = copy.deepcopy(SLOW)
+    fast["learners"]["slow"]["params"]["n_estimators"] = 5
+    snakemake(tmp_path, fast, "--unlock", cores=1)
+    snakemake(tmp_path, fast, "--rerun-incomplete", cores=1)
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["params"]["n_estimators"] == 5 and meta["fit_info"]["rounds_trained"] == 5, meta["fit_info"]
+    assert planned_jobs(tmp_path, fast) == []
 
 
 def _cmdline(process: psutil.Process) -> list[str]:

@@ -11,6 +11,7 @@ Also: a dry run of a paper-scale grid (MSLR-WEB10K-like and Yahoo-like roots of 
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import shutil
 import sys
@@ -202,3 +203,62 @@ def test_paper_scale_dry_run_lists_the_full_grid(tmp_path):
                 "performance_table": 2, "plot_performance": 2, "report_page": 2, "report_landing": 1, "all": 1}
     assert {rule: counts.get(rule) for rule in expected} == expected, counts
     assert counts["total"] == sum(expected.values()) == 186, counts
+
+
+# --- content changes that keep the timestamps (issue 28): content digests, not mtimes, decide -----------------
+
+def _reorder_queries(path: Path) -> None:
+    """Move the file's first query to its end, keeping the file's mtime (as ``touch -r``, ``cp -p`` leave it)."""
+    stat = path.stat()
+    lines = path.read_text().splitlines(keepends=True)
+    first = lines[0].split()[1]
+    path.write_text("".join([line for line in lines if line.split()[1] != first]
+                            + [line for line in lines if line.split()[1] == first]))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def test_a_raw_file_replaced_with_its_old_mtime_reruns_its_fold(workdir):
+    """A raw test file whose queries were reordered, given back its old timestamp: Snakemake alone says "Nothing
+    to be done"; the workflow sees the content digest change and parses it again, and all that follows."""
+    raw = workdir / "data/Fold2/test.txt"
+    _reorder_queries(raw)
+    old = time.time() - 86400  # older than every output, as `tar x` of an old archive leaves it
+    os.utime(raw, (old, old))
+    expected = {job("parse_split", fold="Fold2", split="test")} | model_jobs(["gbm", "forest"], ["Fold2"]) | AGGREGATES
+    assert_plan(planned_jobs(workdir, CONFIG), expected)
+    snakemake(workdir, CONFIG)
+    assert planned_jobs(workdir, CONFIG) == []
+    assert (workdir / "results/toy/digests/raw/Fold2/test.sha256").read_text().split()[0] == \
+        hashlib.sha256(raw.read_bytes()).hexdigest()
+
+
+def test_a_score_file_edited_with_its_mtime_kept_is_refused_before_any_job(workdir):
+    scores = workdir / "results/toy/predictions/gbm/Fold1/seed1/test.scores"
+    stat = scores.stat()
+    text = scores.read_text()
+    edited = text.replace(text.splitlines()[0], "99", 1)
+    scores.write_text(edited)
+    os.utime(scores, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    result = snakemake(workdir, CONFIG, "--dry-run", check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0, out[-3000:]
+    assert "results/toy/predictions/gbm/Fold1/seed1/test.scores: its content differs from the digest" in out, out[-3000:]
+    assert "Job stats" not in out
+    assert scores.read_text() == edited, "the changed file is left for the user to inspect"
+
+
+def test_scores_of_reordered_data_are_refused_by_the_job_reading_them(workdir):
+    """The test data parsed again (reordered queries) while the runs were marked up to date (``--touch``): the
+    evaluation compares the data's digest with the one the training job recorded and refuses, naming both."""
+    _reorder_queries(workdir / "data/Fold1/test.txt")
+    snakemake(workdir, CONFIG, "results/toy/parsed/Fold1/test.npz")
+    snakemake(workdir, CONFIG, "--touch")
+    scores = workdir / "results/toy/predictions/gbm/Fold1/seed1/test.scores"
+    before = scores.read_bytes()
+    result = snakemake(workdir, CONFIG, "--forcerun", "evaluate", check=False)
+    log = (workdir / "results/toy/logs/evaluate/gbm.log").read_text()
+    assert result.returncode != 0
+    assert ("results/toy/predictions/gbm/Fold1/seed1/test.scores was scored on other data than "
+            "results/toy/parsed/Fold1/test.npz") in log, log[-3000:]
+    assert not (workdir / "results/toy/metrics/gbm.csv").exists()
+    assert scores.read_bytes() == before

@@ -10,8 +10,9 @@ import pandas as pd
 
 from ltrbv.bagging import bag_size_curve
 from ltrbv.data.cache import load_cache
-from ltrbv.io import atomic_path, read_scores
+from ltrbv.io import atomic_path
 from ltrbv.seeding import derive_seed
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -23,7 +24,7 @@ with rule_log(sm) as log:
         data = load_cache(data_file)
         for learner in s["learners"]:
             paths = sm.params.pools[fold][learner]
-            pool = np.array([data.from_file_order(read_scores(p, n_expected=data.n_docs)) for p in paths])
+            pool = np.array([read_run_scores(p, data, data_file) for p in paths])
             curve = bag_size_curve(pool, data.labels, data.query_offsets, s["sizes"], int(s["draws"]),
                                    derive_seed(sm.params.seed, dataset, "bag_size", learner, fold),
                                    metric=s["metric"], convention=s["convention"], method=s["combine"][learner])

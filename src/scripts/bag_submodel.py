@@ -52,5 +52,5 @@ with rule_log(sm) as log:
         "fold": w.fold,
         "train_queries": int(chosen.size),
         "train_query_indices": chosen,
-    }, fit_seconds, learner)
+    }, fit_seconds, learner, {split: sm.input[split] for split in ("train", "vali", "test")})
     log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)

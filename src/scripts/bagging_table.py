@@ -8,9 +8,10 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import pandas as pd
 
 from ltrbv.data.cache import load_cache
-from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.io import atomic_path, write_text
 from ltrbv.study.bagging_tables import TABLE_METRICS, table_metrics
 from ltrbv.tables import performance_markdown, performance_table
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -21,7 +22,7 @@ with rule_log(sm) as log:
         data = load_cache(data_file)
         for learner, by_fold in sm.params.scores.items():
             for seed, path in by_fold[fold].items():
-                scores = data.from_file_order(read_scores(path, n_expected=data.n_docs))
+                scores = read_run_scores(path, data, data_file)
                 table = table_metrics(scores, data, sm.params.conventions, TABLE_METRICS)
                 table.insert(0, "seed", int(seed))
                 table.insert(0, "fold", fold)

@@ -18,12 +18,13 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import pandas as pd
 
 from ltrbv.data.cache import load_cache
-from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.io import atomic_path, write_text
 from ltrbv.seeding import derive_seed
 from ltrbv.study.catalog import (RANDOM_RANKING, best_of_k_table, compare_table, curve_table, fit_seconds, grid_table,
                                  per_query_values, random_ranking_values, sweep_table)
 from ltrbv.study.catalog_claims import claim_tests
 from ltrbv.study.catalog_pages import compare_markdown, curve_markdown, grid_markdown, sweep_markdown
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -33,7 +34,7 @@ with rule_log(sm) as log:
                       for fold, by_seed in by_fold.items()} for learner, by_fold in sm.params.meta.items()}
     def read_all(score_files: dict, data_files: dict) -> tuple[dict, dict]:
         data = {fold: load_cache(path) for fold, path in data_files.items()}
-        return {learner: {fold: {seed: data[fold].from_file_order(read_scores(path, n_expected=data[fold].n_docs))
+        return {learner: {fold: {seed: read_run_scores(path, data[fold], data_files[fold])
                                  for seed, path in by_seed.items()} for fold, by_seed in by_fold.items()}
                 for learner, by_fold in score_files.items()}, data
 

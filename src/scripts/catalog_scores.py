@@ -12,12 +12,15 @@ from ltrbv.io import atomic_path, read_scores, write_text
 from ltrbv.study.catalog import score_distributions
 from ltrbv.study.catalog_claims import claim_tests
 from ltrbv.study.catalog_pages import scores_markdown
+from ltrbv.workflow.digests import verify_run_file
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     entry = sm.params.entry
     vali = load_cache(sm.input.data)
+    for path in sm.params.scores.values():
+        verify_run_file(path, sm.input.data)
     scores = {name: read_scores(path, n_expected=vali.n_docs) for name, path in sm.params.scores.items()}
     table = score_distributions(scores)
     with atomic_path(sm.output.csv) as tmp:

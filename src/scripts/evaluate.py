@@ -10,7 +10,8 @@ import pandas as pd
 
 from ltrbv.data.cache import load_cache
 from ltrbv.evaluation import per_query_table
-from ltrbv.io import atomic_path, read_scores
+from ltrbv.io import atomic_path
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -20,7 +21,7 @@ with rule_log(sm) as log:
     for fold, by_seed in files["scores"].items():
         data = load_cache(files["data"][fold])
         for seed, path in by_seed.items():
-            scores = data.from_file_order(read_scores(path, n_expected=data.n_docs))
+            scores = read_run_scores(path, data, files["data"][fold])
             table = per_query_table(data, scores, sm.params.metrics, sm.params.conventions)
             table.insert(0, "seed", int(seed))
             table.insert(0, "fold", fold)

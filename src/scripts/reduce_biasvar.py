@@ -15,14 +15,15 @@ import numpy as np
 
 from ltrbv.biasvar import decompose
 from ltrbv.data.cache import load_cache
-from ltrbv.io import atomic_path, read_scores, write_json
+from ltrbv.io import atomic_path, write_json
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     data = load_cache(sm.input.test)
     paths = list(sm.input.scores)
-    scores = np.array([data.from_file_order(read_scores(p, n_expected=data.n_docs)) for p in paths])
+    scores = np.array([read_run_scores(p, data, sm.input.test) for p in paths])
     result = decompose(data, scores, sm.wildcards.scheme, metrics=tuple(sm.params.metrics),
                        convention=sm.params.convention, n_resamples=sm.params.uncertainty["resamples"],
                        level=sm.params.uncertainty["level"], seed=sm.params.seed)

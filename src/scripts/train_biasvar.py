@@ -25,10 +25,13 @@ from ltrbv.data.cache import load_cache
 from ltrbv.io import write_json, write_scores
 from ltrbv.learners import make_learner
 from ltrbv.learners.bag import Bag
+from ltrbv.learners.training_set import require_relevant
 from ltrbv.provenance import package_versions, run_provenance
 from ltrbv.study.training_sets import per_tree_subsample
+from ltrbv.workflow.digests import DIGESTS, run_digests
 from ltrbv.workflow.logs import progress_bar, rule_log
 from ltrbv.workflow.paths import model_file_name
+from ltrbv.workflow.run_files import publishing
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
@@ -42,6 +45,7 @@ with rule_log(sm) as log:
         meta_file = sm.output[model_file_name("meta", replicate)]
         queries = np.asarray(json.loads(Path(queries_file).read_text())["query_indices"], dtype=np.int64)
         subset = train.subset_queries(queries)
+        require_relevant(subset, f"training set {queries_file} ({subset.n_queries} queries of {sm.input.train})")
         params = dict(spec["params"])
         sweep = spec["sweep"]
         if sweep and sweep["relative_to_original"]:
@@ -63,23 +67,27 @@ with rule_log(sm) as log:
                               unit="tree") as bar:
                 (test_scores,) = learner.fit_predict(subset, vali, (test,), progress=bar.update)
         fit_seconds = time.perf_counter() - started
-        write_scores(test_file, test.to_file_order(test_scores))
-        write_json(meta_file, {
-            "learner": spec["name"],
-            "kind": spec["kind"],
-            "setting": spec["setting"],
-            "sweep": sweep,
-            "params": params,
-            "bag": spec.get("bag"),
-            "scheme": sm.params.scheme,
-            "replicate": replicate,
-            "random_state": random_state,
-            "dataset": w.dataset,
-            "fold": w.fold,
-            "train_queries": subset.n_queries,
-            "original_train_queries": train.n_queries,
-            "fit_seconds": round(fit_seconds, 3),
-            "versions": package_versions(),
-            "provenance": run_provenance(),
-        })
+        with publishing(test_file, meta_file) as (test_tmp, meta_tmp):
+            write_scores(test_tmp, test.to_file_order(test_scores))
+            digests = run_digests({Path(test_file).name: test_tmp},
+                                  {split: sm.input[split] for split in ("train", "vali", "test")})
+            write_json(meta_tmp, {
+                "learner": spec["name"],
+                "kind": spec["kind"],
+                "setting": spec["setting"],
+                "sweep": sweep,
+                "params": params,
+                "bag": spec.get("bag"),
+                "scheme": sm.params.scheme,
+                "replicate": replicate,
+                "random_state": random_state,
+                "dataset": w.dataset,
+                "fold": w.fold,
+                "train_queries": subset.n_queries,
+                "original_train_queries": train.n_queries,
+                "fit_seconds": round(fit_seconds, 3),
+                DIGESTS: digests,
+                "versions": package_versions(),
+                "provenance": run_provenance(),
+            })
         log.info("replicate %s fitted in %.2f s; wrote %s", replicate, fit_seconds, test_file)

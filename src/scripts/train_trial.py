@@ -15,6 +15,7 @@ import numpy as np
 
 from ltrbv.data.cache import load_cache
 from ltrbv.learners import make_learner
+from ltrbv.learners.training_set import require_relevant
 from ltrbv.workflow.logs import rule_log
 from ltrbv.workflow.run_files import write_run
 
@@ -24,6 +25,7 @@ with rule_log(sm) as log:
     train, vali, test = (load_cache(sm.input[k]) for k in ("train", "vali", "test"))
     queries = np.asarray(json.loads(Path(sm.input.queries).read_text())["query_indices"], dtype=np.int64)
     subset = train.subset_queries(queries)
+    require_relevant(subset, f"trial sample {sm.input.queries} ({subset.n_queries} queries of {sm.input.train})")
     learner = make_learner(spec["kind"], spec["params"], random_state=sm.params.random_state, n_threads=sm.threads)
     log.info("training %s (%s) on %d of %d training queries of %s, seed %d, %d threads",
              spec["name"], spec["kind"], subset.n_queries, train.n_queries, sm.input.train,
@@ -45,5 +47,5 @@ with rule_log(sm) as log:
         "fold": w.fold,
         "train_queries": subset.n_queries,
         "train_query_indices": queries,
-    }, fit_seconds, learner)
+    }, fit_seconds, learner, {split: sm.input[split] for split in ("train", "vali", "test")})
     log.info("fitted in %.2f s; wrote %s", fit_seconds, sm.output.test)

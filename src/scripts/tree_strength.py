@@ -7,12 +7,14 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.data.cache import load_cache
 from ltrbv.io import atomic_path
+from ltrbv.learners.training_set import require_relevant
 from ltrbv.study.tree_strength import progressive_strength
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     train, test = load_cache(sm.input.train), load_cache(sm.input.test)
+    require_relevant(train, f"training set {sm.input.train} (of {train.source})")
     log.info("%s on %s/%s: %d trees, seed %d, %d threads; %d training and %d test queries",
              sm.wildcards.learner, sm.wildcards.dataset, sm.params.fold, sm.params.n_trees, sm.params.random_state,
              sm.threads, train.n_queries, test.n_queries)

@@ -8,12 +8,13 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 import pandas as pd
 
 from ltrbv.data.cache import load_cache
-from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.io import atomic_path, write_text
 from ltrbv.study.bagging_tables import (
     table_metrics,
     variance_markdown,
     variance_summary,
 )
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "mean_ndcg", "map")
@@ -25,7 +26,7 @@ with rule_log(sm) as log:
     rows = []
     for learner, by_trial in sm.params.scores.items():
         for trial, path in by_trial.items():
-            scores = test.from_file_order(read_scores(path, n_expected=test.n_docs))
+            scores = read_run_scores(path, test, sm.input.test)
             per_query = table_metrics(scores, test, sm.params.conventions, METRICS)
             means = per_query.groupby(["convention", "metric"], sort=False)["value"].mean().reset_index()
             means.insert(0, "trial", trial)

@@ -7,8 +7,9 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from ltrbv.data.cache import load_cache
 from ltrbv.figures.study import plot_zhang
-from ltrbv.io import atomic_path, read_scores, write_text
+from ltrbv.io import atomic_path, write_text
 from ltrbv.study.zhang_family import zhang_markdown, zhang_table
+from ltrbv.workflow.digests import read_run_scores
 from ltrbv.workflow.logs import rule_log
 
 sm = snakemake  # noqa: F821
@@ -16,7 +17,7 @@ with rule_log(sm) as log:
     files = sm.params.files  # {"scores": {learner: {fold: path}}, "data": {fold: path}}
     folds, learners = list(files["data"]), list(files["scores"])
     datas = [load_cache(files["data"][fold]) for fold in folds]
-    scores = {name: [data.from_file_order(read_scores(files["scores"][name][fold], n_expected=data.n_docs))
+    scores = {name: [read_run_scores(files["scores"][name][fold], data, files["data"][fold])
                      for fold, data in zip(folds, datas)]
               for name in learners}
     settings = sm.params.zhang

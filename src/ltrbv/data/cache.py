@@ -30,7 +30,8 @@ from ltrbv.data.ranking_data import RankingData
 from ltrbv.input_files import ZIP_MAGIC, InputFileError, check_regular_file
 from ltrbv.io import FILE_MODE
 
-__all__ = ["CACHE_FORMAT_VERSION", "CacheFormatError", "check_cache_file", "content_digest", "is_cache_file", "load_cache", "save_cache"]
+__all__ = ["CACHE_FORMAT_VERSION", "CacheFormatError", "cache_digest", "check_cache_file", "content_digest",
+           "is_cache_file", "load_cache", "save_cache"]
 
 CACHE_FORMAT_VERSION = 2  # 2: with the sha256 member
 
@@ -191,3 +192,13 @@ def _read_members(path: Path, archive) -> tuple[dict, np.ndarray, str]:
         raise CacheFormatError(f"{path}: content does not match its checksum (the file changed after it "
                                "was written); delete it and run again to rebuild it")
     return arrays, qids, str(source_array[()])
+
+
+def cache_digest(path: str | os.PathLike) -> str:
+    """The content digest a cache holds (its ``sha256`` member, :func:`content_digest` of its data), read without
+    the data: the identity of the parsed data, as a training run records it.  :func:`load_cache` verifies it."""
+    try:
+        with np.load(Path(path), allow_pickle=False) as archive:
+            return str(archive["sha256"][()])
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise CacheFormatError(f"{path}: not a RankingData cache ({exc})") from exc

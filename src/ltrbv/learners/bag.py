@@ -17,6 +17,7 @@ import numpy as np
 
 from ..bagging import combine, sample_queries
 from ..seeding import derive_seed
+from .training_set import require_relevant
 
 #: config ``kind`` of a bagged learner
 BAG_KIND = "bag"
@@ -82,9 +83,12 @@ class Bag:
         queries = np.arange(train.n_queries) if queries is None else np.asarray(queries, dtype=np.int64)
         chosen = self.submodel_queries(queries, keys, k)
         random_state, _ = submodel_seeds(keys, k)
+        sample = train.subset_queries(chosen)
+        require_relevant(sample, f"bag {self.name!r}, sub-model {k}: its sample of {chosen.size} of {queries.size} "
+                                 f"training queries of {train.source} (the sub-sample is refused, not redrawn)")
         learner = make_learner(self.kind, self.params, random_state=random_state, n_threads=n_threads)
         kwargs = {"progress": progress} if progress is not None else {}
-        scores = learner.fit_predict(train.subset_queries(chosen), vali, tuple(targets), **kwargs)
+        scores = learner.fit_predict(sample, vali, tuple(targets), **kwargs)
         return scores, learner, chosen
 
     def combine_scores(self, matrix, query_offsets) -> np.ndarray:

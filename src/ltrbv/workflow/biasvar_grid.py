@@ -265,6 +265,15 @@ def problems(config: dict) -> list[str]:
         for fold in section.get("folds") or []:
             if fold not in config["datasets"][dataset]["folds"]:
                 found.append(f"biasvar.folds: {fold!r} is not among datasets.{dataset}.folds")
+    significance = section["significance"]
+    if "metrics" in config and not set(significance["metrics"]) & set(config["metrics"]):
+        found.append(f"biasvar.significance.metrics {significance['metrics']}: none is among metrics "
+                     f"{config['metrics']} (the significance table is read from the per-query metrics files)")
+    for dataset in study_datasets(config):
+        conventions = config["datasets"].get(dataset, {}).get("conventions", [])
+        if significance.get("convention") and conventions and significance["convention"] not in conventions:
+            found.append(f"biasvar.significance.convention {significance['convention']!r} is not among "
+                         f"datasets.{dataset}.conventions {conventions}")
     for metric in section["metrics"]:
         try:
             check_listwise_metric(metric)
@@ -272,6 +281,29 @@ def problems(config: dict) -> list[str]:
             found.append(f"biasvar.metrics: {error}")
     found += sweep_problems(config, [name for name in sweep["learners"] if name in known], sweep["param"],
                             sweep["values"])
-    if section["sweep"]["learners"] and not any(sweep_points(config, s) for s in SCHEMES):
-        found.append("biasvar.sweep.values: no value fits in any scheme's training sets")
-    return found
+    return found + trend_problems(config)
+
+
+def trend_problems(config: dict) -> list[str]:
+    """The study's trend table compares the last swept value with the first (a sweep learner with 2 points or more
+    in a scheme) and two-fold with bootstrap (a run in both schemes); its summary, figures and report page are
+    read from that table.  A study that would give it no row (one sweep value, or only ``compare`` in one scheme)
+    is refused here, with the key, instead of failing three jobs after the training."""
+    sweep = settings(config)["sweep"]
+    counts = {scheme: len(sweep_points(config, scheme)) for scheme in SCHEMES}
+    if sweep["learners"] and not any(counts.values()):
+        return ["biasvar.sweep.values: no value fits in any scheme's training sets"]
+    if any(count >= 2 for count in counts.values()) and sweep["learners"]:
+        return []
+    for dataset in study_datasets(config):
+        schemes = {}
+        for learner, fold, setting, scheme in study_runs(config, dataset):
+            schemes.setdefault((learner, fold, setting), set()).add(scheme)
+        if any(len(found) == len(SCHEMES) for found in schemes.values()):
+            return []
+    given = (f"biasvar.sweep.values {sweep['values']} give at most 1 sweep point per scheme "
+             f"({', '.join(f'{s}: {n}' for s, n in counts.items())})" if sweep["learners"]
+             else "biasvar.sweep.learners is empty")
+    return [f"{given} and no learner of biasvar.compare runs in both schemes (biasvar.compare.schemes: "
+            f"{settings(config)['compare']['schemes']}): the study would have no trend to report (last minus first "
+            "swept value, or two-fold minus bootstrap); give the sweep at least 2 values, or compare in both schemes"]

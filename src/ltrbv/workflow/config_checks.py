@@ -1,8 +1,8 @@
 """``check_config``: the one check of a config, run once at parse time, before any job.
 
 In order, stopping at the first stage that finds a problem (later stages assume the earlier ones
-passed): the config files themselves (valid YAML, no key given twice); the JSON schemas, which also
-fill in every default; metric names in their canonical spelling; the learners the sections generate
+passed): the config files themselves (valid YAML, no key given twice; YAML 1.2 floats such as ``1e-1``
+read as numbers); the JSON schemas, which also fill in every default; metric names in their canonical spelling; the learners the sections generate
 (added to ``learners:``); the core run's cross-checks; the
 raw data and parsed caches; every optional section's cross-checks.  Each message names its key.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .metric_names import canonical_config_metrics
 from .sections import SECTIONS
-from .validation import config_file_problems
+from .validation import config_file_problems, read_yaml12_floats
 
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "config" / "schema"
 MAIN_SCHEMA = "config.schema.yaml"
@@ -68,6 +68,7 @@ def check_config(config: dict, config_files=(), schema_dir: Path = SCHEMA_DIR) -
     file_problems = [problem for path in config_files for problem in config_file_problems(path)]
     if file_problems:
         raise ConfigError("invalid config file", file_problems)
+    read_yaml12_floats(config, config_files)
     try:  # before the schema, whose message for an unknown name would be its whole pattern
         canonical_config_metrics(config)
     except ValueError as error:

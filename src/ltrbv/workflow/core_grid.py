@@ -156,6 +156,12 @@ def problems(config: dict) -> list[str]:
     figures = config.get("figures", {})
     if figures.get("metric") and figures["metric"] not in config["metrics"]:
         problems.append(f"figures.metric {figures['metric']!r} is not in metrics {config['metrics']}")
+    for name in config["run"]["datasets"]:
+        conventions = config["datasets"].get(name, {}).get("conventions", [])
+        if figures.get("convention") and conventions and figures["convention"] not in conventions:
+            problems.append(f"figures.convention {figures['convention']!r} is not among datasets.{name}.conventions "
+                            f"{conventions} (the performance table and figures are read from the metrics files, "
+                            "which hold the dataset's conventions)")
     return problems + learner_problems(config)
 
 

@@ -66,7 +66,19 @@ def all_raw_files(dataset: dict) -> list[str]:
 
 
 def missing_raw_files(dataset: dict) -> list[str]:
-    return [path for path in all_raw_files(dataset) if not Path(path).is_file()]
+    return [path for path in all_raw_files(dataset) if not Path(path).exists()]
+
+
+def not_a_file(path: str) -> str | None:
+    """What an existing raw path is when it is not a regular file (a directory, a FIFO, ...), or None."""
+    import stat
+
+    mode = Path(path).stat().st_mode
+    if stat.S_ISREG(mode):
+        return None
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def fetched_datasets(config: dict) -> list[str]:
@@ -93,11 +105,17 @@ def fetch_problems(name: str, dataset: dict) -> list[str]:
 
 
 def check_raw_files(name: str, dataset: dict) -> None:
-    """Fail before any job runs when a real dataset's files are absent, saying where to get them."""
+    """Fail before any job runs when a real dataset's files are absent, saying where to get them, or when a
+    raw path is not a regular file (a directory, a FIFO), saying what it is."""
     if dataset.get("synthetic") or dataset.get("fetch"):  # generated or fetched by a rule
         return
     missing = missing_raw_files(dataset)
     if not missing:
+        wrong = [(path, not_a_file(path)) for path in all_raw_files(dataset)]
+        wrong = [f"{path}: is {kind}, expected a LETOR text file" for path, kind in wrong if kind]
+        if wrong:
+            raise MissingDataError(f"dataset {name!r}: {len(wrong)} raw fold file(s) are not regular files:\n  "
+                                   + "\n  ".join(wrong))
         return
     how = dataset.get("download") or DOWNLOADS.get(name.lower()) or DOWNLOADS.get(dataset.get("source", ""), "")
     shown = "\n  ".join(missing[:6]) + ("\n  ..." if len(missing) > 6 else "")

@@ -9,16 +9,22 @@ from contextlib import contextmanager
 
 @contextmanager
 def rule_log(snakemake):
-    """Send Python logging, stdout and stderr of a rule script to its log file.
+    """Send Python logging, stdout and stderr of a rule script to its log file; end the job if the Snakemake run
+    that started it is killed (:mod:`ltrbv.workflow.job_guard`).
 
     On an exception, the traceback is written to the log before the script
     fails, so a failed job's log names the cause.
     """
+    from .job_guard import watch_snakemake
+
     path = snakemake.log[0] if len(snakemake.log) else None
     if path is None:
+        watch_snakemake()
         yield logging.getLogger("ltrbv")
         return
     with open(path, "w", encoding="utf-8") as handle:
+        watch_snakemake(lambda owner: print(f"the Snakemake run that started this job (pid {owner.pid}) is gone: job "
+                                            "ended, nothing published", file=handle, flush=True))
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = handle
         logging.basicConfig(

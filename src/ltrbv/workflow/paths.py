@@ -27,6 +27,9 @@ FETCHED = _DATASET + "/download"
 FETCH_RECORD = _DATASET + "/download.json"
 #: the training and validation queries carved from a fold's training file (validation_from_train)
 VALIDATION_SPLIT = _DATASET + "/parsed/{fold}/validation_split.json"
+#: the SHA-256 digest of a raw split's content as the workflow last saw it (written at parse time, by
+#: :func:`ltrbv.workflow.digests.refresh_raw_digests`, never by a job)
+RAW_DIGEST = _DATASET + "/digests/raw/{fold}/{split}.sha256"
 
 # -- core run: predictions and metrics -------------------------------------------------------------
 SEED_RUN = "seed{seed}"

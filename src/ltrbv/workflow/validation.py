@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import yaml
 
@@ -83,6 +84,8 @@ class _DuplicateKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == MERGE_TAG:  # ``<<: *anchor``: merged keys may be overridden, never a duplicate
+                continue
             key = self.construct_object(key_node, deep=True)
             try:
                 if key in seen:
@@ -97,6 +100,19 @@ _DuplicateKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _DuplicateKeyLoader.construct_mapping
 )
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
+FLOAT_TAG = "tag:yaml.org,2002:float"
+#: YAML 1.2's floats (core schema) that YAML 1.1, and so PyYAML and Snakemake, read as strings: no dot, or an
+#: exponent without a sign (``1e-1``, ``5e3``, ``1.0e5``); 1.1's own floats and ints resolve first
+YAML12_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+")
+
+
+class _Yaml12Loader(_DuplicateKeyLoader):
+    """The duplicate-key loader, reading YAML 1.2 floats such as ``1e-1`` as numbers."""
+
+
+_Yaml12Loader.add_implicit_resolver(FLOAT_TAG, re.compile(f"^(?:{YAML12_FLOAT.pattern})$"), list("-+0123456789."))
+
 
 def config_file_problems(path) -> list[str]:
     """YAML errors (with file and line) and duplicate keys in one config file."""
@@ -104,7 +120,7 @@ def config_file_problems(path) -> list[str]:
         with open(path, encoding="utf-8") as handle:
             loader = _DuplicateKeyLoader(handle)
             try:
-                loader.get_single_data()
+                data = loader.get_single_data()
             finally:
                 loader.dispose()
     except yaml.YAMLError as error:
@@ -113,5 +129,47 @@ def config_file_problems(path) -> list[str]:
         return [f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})"]
     except (OSError, UnicodeDecodeError) as error:
         return [f"{path}: cannot be read ({error})"]
+    if data is None:
+        return [f"{path}: empty config file (no keys); give the config's keys, e.g. copy config/demo.yaml"]
+    if not isinstance(data, dict):
+        return [f"{path}: a config file is a mapping of keys at the top level, not a {type(data).__name__}"]
     return [f"{path}, line {line}: key {key!r} is given twice in the same mapping (YAML would silently keep the "
             "last one)" for key, line in sorted(loader.duplicates, key=lambda item: item[1])]
+
+
+def _yaml12_view(path):
+    with open(path, encoding="utf-8") as handle:
+        loader = _Yaml12Loader(handle)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
+
+
+def _take_yaml12_floats(config, view) -> None:
+    if isinstance(view, dict) and isinstance(config, dict):
+        for key, value in view.items():
+            if key not in config:
+                continue
+            given = config[key]
+            if isinstance(value, float) and isinstance(given, str) and YAML12_FLOAT.fullmatch(given):
+                config[key] = value
+            else:
+                _take_yaml12_floats(given, value)
+    elif isinstance(view, list) and isinstance(config, list) and len(view) == len(config):
+        for i, value in enumerate(view):
+            if isinstance(value, float) and isinstance(config[i], str) and YAML12_FLOAT.fullmatch(config[i]):
+                config[i] = value
+            else:
+                _take_yaml12_floats(config[i], value)
+
+
+def read_yaml12_floats(config: dict, config_files) -> dict:
+    """``config`` with every number a config file writes as YAML 1.2 allows (``1e-1``) read as a number.
+
+    Snakemake reads config files as YAML 1.1, where ``1e-1`` is the string '1e-1'; each file is read again
+    here with YAML 1.2's float syntax, and a value that is still that file's unquoted text becomes its
+    number, whatever the key (a quoted ``'1e-1'`` stays a string, as in YAML)."""
+    for path in config_files:
+        _take_yaml12_floats(config, _yaml12_view(path))
+    return config
