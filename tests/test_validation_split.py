@@ -53,20 +53,56 @@ def test_query_ids_are_read_in_file_order(tmp_path):
         query_ids_of_file(path)
 
 
+TARGETS = [f"results/tiny/parsed/Fold1/{split}.npz" for split in ("train", "vali", "test")]
+
+
+def _carved_workflow(tmp_path):
+    """Run the workflow on the tiny synthetic dataset, its validation set carved from the training file, up to
+    the parsed caches."""
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
+                           str(tmp_path), "--configfile", str(tmp_path / "config.yaml"), "--cores", "1", *TARGETS],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 def test_the_workflow_parses_the_carved_parts_of_the_training_file(tmp_path):
     """Rules validation_split and parse_split on a synthetic dataset: the training and validation caches hold
     the recorded queries of the training file, all of them, each once, with the file's rows."""
-    from ltrbv.data.cache import load_cache
-    from ltrbv.data.letor import read_letor
+    config = tiny_config()
+    config["datasets"]["tiny"]["validation_from_train"] = {"fraction": 0.25, "seed": 11}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    _carved_workflow(tmp_path)
+    _assert_carved(tmp_path)
+
+
+def test_a_training_file_changed_with_its_mtime_kept_reparses_the_carved_validation_set(tmp_path):
+    """The content digest of a training file whose validation set is carved from it: a feature of a validation
+    query changed and the file's old timestamp restored (``touch -r``) makes the workflow carve and parse both
+    parts again, so the validation cache holds the new values (not only the training cache)."""
+    import os
 
     config = tiny_config()
     config["datasets"]["tiny"]["validation_from_train"] = {"fraction": 0.25, "seed": 11}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    targets = [f"results/tiny/parsed/Fold1/{split}.npz" for split in ("train", "vali", "test")]
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-                           str(tmp_path), "--configfile", str(tmp_path / "config.yaml"), "--cores", "1", *targets],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _carved_workflow(tmp_path)
+    _carved_workflow(tmp_path)  # the raw files existed when it started: their digests are recorded
+    raw = tmp_path / "results/tiny/raw/Fold1/train.txt"
+    vali_qid = json.loads((tmp_path / "results/tiny/parsed/Fold1/validation_split.json").read_text())["vali"][0]
+    stat, lines = raw.stat(), raw.read_text().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if line.split()[1] == f"qid:{vali_qid}")
+    tokens = lines[row].split(" ")
+    tokens[2] = "1:123.5"
+    lines[row] = " ".join(tokens)
+    raw.write_text("".join(lines))
+    os.utime(raw, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    _carved_workflow(tmp_path)
+    _assert_carved(tmp_path)
+
+
+def _assert_carved(tmp_path):
+    from ltrbv.data.cache import load_cache
+    from ltrbv.data.letor import read_letor
+
     record = json.loads((tmp_path / "results/tiny/parsed/Fold1/validation_split.json").read_text())
     raw = read_letor(tmp_path / "results/tiny/raw/Fold1/train.txt", n_features=12, max_feature=12)
     expected = carve_validation(list(raw.qids), 0.25, 11)

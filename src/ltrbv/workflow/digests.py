@@ -6,7 +6,8 @@ digests of content, and checks them:
 
 * raw data (outside ``results/``): at parse time every raw split is hashed and compared with the digest
   recorded at the previous run (``results/<dataset>/digests/raw/...``, :data:`paths.RAW_DIGEST`).  When
-  the content changed, its parsed cache is given an mtime older than the raw file, so that Snakemake
+  the content changed, its parsed cache (for a training file a validation set is carved from, also the
+  carved split and the validation cache) is given an mtime older than the raw file, so that Snakemake
   parses it again and reruns everything downstream; the digest is then recorded.  The first run records
   the digests it finds (it has nothing to compare with).
 * score files: a training job records in its ``meta.json`` the digest of each score file it wrote and the
@@ -27,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import paths
-from .datasets import SPLITS, raw_file
+from .datasets import raw_file, raw_splits
 
 #: the ``meta.json`` key holding a run's digests: ``{"scores": {file name: sha256}, "data": {split: sha256}}``
 DIGESTS = "digests"
@@ -55,19 +56,21 @@ def _recorded(stamp: Path) -> str | None:
         return None
 
 
-def refresh_raw_digest(raw: str, stamp: str, cache: str) -> bool:
-    """Hash ``raw``; when its content differs from the digest in ``stamp``, make ``cache`` older than ``raw``
-    (Snakemake then parses it again) and record the new digest.  True when the content changed."""
-    raw_path, stamp_path, cache_path = Path(raw), Path(stamp), Path(cache)
+def refresh_raw_digest(raw: str, stamp: str, *derived: str) -> bool:
+    """Hash ``raw``; when its content differs from the digest in ``stamp``, make each ``derived`` file (its parsed
+    cache, and for a carved validation set the split and the validation cache) older than ``raw`` (Snakemake then
+    makes them again) and record the new digest.  True when the content changed."""
+    raw_path, stamp_path = Path(raw), Path(stamp)
     if not raw_path.is_file():
         return False
     actual, recorded = file_sha256(raw_path), _recorded(stamp_path)
     if actual == recorded:
         return False
     changed = recorded is not None
-    if changed and cache_path.exists():
-        older = raw_path.stat().st_mtime_ns - 1_000_000_000
-        os.utime(cache_path, ns=(older, older))
+    older = raw_path.stat().st_mtime_ns - 1_000_000_000
+    for path in map(Path, derived if changed else ()):
+        if path.exists():
+            os.utime(path, ns=(older, older))
     from ..io import write_text
 
     write_text(stamp_path, f"{actual}  {raw}\n")
@@ -80,12 +83,21 @@ def refresh_raw_digests(config: dict) -> list[str]:
     for name in config["run"]["datasets"]:
         dataset = config["datasets"][name]
         for fold in dataset["folds"]:
-            for split in SPLITS:
+            for split in raw_splits(dataset):
                 raw = raw_file(dataset, fold, split)
                 stamp = paths.RAW_DIGEST.format(dataset=name, fold=fold, split=split)
-                if refresh_raw_digest(raw, stamp, paths.parsed(name, fold, split)):
+                if refresh_raw_digest(raw, stamp, *_derived(name, dataset, fold, split)):
                     changed.append(raw)
     return changed
+
+
+def _derived(name: str, dataset: dict, fold: str, split: str) -> list[str]:
+    """The files the workflow makes from one raw split: its parsed cache; a training file from which the
+    validation set is carved (``validation_from_train``) also makes the carved split and the validation cache."""
+    made = [paths.parsed(name, fold, split)]
+    if split == "train" and "vali" not in raw_splits(dataset):
+        made += [paths.VALIDATION_SPLIT.format(dataset=name, fold=fold), paths.parsed(name, fold, "vali")]
+    return made
 
 
 # -- score files ------------------------------------------------------------------------------------
