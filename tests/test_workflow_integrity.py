@@ -186,3 +186,21 @@ def test_a_run_whose_owner_is_gone_publishes_nothing(tmp_path, monkeypatch):
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_run_target_that_is_a_symbolic_link_is_refused_and_nothing_is_published(tmp_path):
+    """Publishing goes through the package's one writer (ltrbv.io.atomic_path): a target that exists and is not a
+    regular file is refused, never replaced, and none of the run's files is published."""
+    import os
+
+    from ltrbv.workflow.run_files import publishing
+
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep\n")
+    os.symlink(elsewhere, tmp_path / "meta.json")
+    with pytest.raises(ValueError, match=r"meta.json: is a symbolic link"):
+        with publishing(tmp_path / "test.scores", tmp_path / "meta.json") as (scores, meta):
+            scores.write_text("1\n")
+            meta.write_text("{}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "meta.json"]
+    assert (tmp_path / "meta.json").is_symlink() and elsewhere.read_text() == "keep\n"

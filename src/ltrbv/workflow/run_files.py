@@ -7,12 +7,10 @@ after :func:`ltrbv.workflow.job_guard.check_owner` (a job whose Snakemake run is
 
 from __future__ import annotations
 
-import os
-import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from ..io import FILE_MODE, write_json, write_scores
+from ..io import atomic_path, write_json, write_scores
 from ..provenance import package_versions, run_provenance
 from .digests import DIGESTS, run_digests
 from .job_guard import check_owner
@@ -20,23 +18,13 @@ from .job_guard import check_owner
 
 @contextmanager
 def publishing(*targets):
-    """Yield one temporary path beside each target; when the block succeeds and the job's Snakemake run is still
-    there, rename them onto the targets (else remove them: nothing is published)."""
-    temps = []
-    try:
-        for target in map(Path, targets):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            os.close(fd)
-            temps.append(Path(name))
+    """Yield one temporary path beside each target (:func:`ltrbv.io.atomic_path`: a target that exists and is not a
+    regular file is refused); when the block succeeds and the job's Snakemake run is still there, rename them onto
+    the targets (else remove them: nothing is published)."""
+    with ExitStack() as stack:
+        temps = [stack.enter_context(atomic_path(target)) for target in targets]
         yield temps
         check_owner()
-        for temp, target in zip(temps, targets):
-            os.chmod(temp, FILE_MODE)
-            os.replace(temp, target)
-    finally:
-        for temp in temps:
-            temp.unlink(missing_ok=True)
 
 
 def write_run(output, test, vali, scores, meta: dict, fit_seconds: float, learner, data_files: dict) -> None:
