@@ -13,12 +13,12 @@ from snakemake.utils import min_version
 min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 
-from ltrbv.workflow import paths, report_grid
+from ltrbv.provenance import export_config_files
+from ltrbv.sections.report import grid as report_grid
 from ltrbv.workflow.bytecode import bytecode_warning
 from ltrbv.workflow.config_checks import ConfigError, check_config
 from ltrbv.workflow.digests import changed_score_files, refresh_raw_digests
-from ltrbv.workflow.sections import all_targets
-from ltrbv.provenance import export_config_files
+from ltrbv.workflow.sections import SECTIONS
 
 DEMO_CONFIG = os.path.join(workflow.basedir, "config", "demo.yaml")
 
@@ -49,22 +49,17 @@ if _BYTECODE_WARNING:
     print(f"Warning: {_BYTECODE_WARNING}", file=sys.stderr)
 
 
+# Every section (ltrbv.workflow.sections: the core run, the experiments, the catalog, the report) asked the same
+# way: its rules file, then its targets.
 include: "rules/common.smk"
-include: "rules/data.smk"
-include: "rules/fetch.smk"
-include: "rules/train.smk"
-include: "rules/evaluate.smk"
-include: "rules/report.smk"
-include: "rules/bagging.smk"
-include: "rules/experiments.smk"
-include: "rules/biasvar.smk"
-include: "rules/active.smk"
-include: "rules/diagnostics.smk"
-include: "rules/catalog.smk"
 
 
-# Every section (core run, bagging experiments, study, diagnostics, active evaluation) asked the same way.
-_TARGETS = all_targets(config)
+for _section in SECTIONS:
+
+    include: _section.rules
+
+
+_TARGETS = SECTIONS.targets(config)
 
 
 # The report opens on the summaries and performance tables (rule report_landing) once they exist.
@@ -77,6 +72,4 @@ report: _LANDING if os.path.exists(_LANDING) else "rules/captions/workflow.rst"
 rule all:
     input:
         _TARGETS,
-        report_grid.page_targets(_TARGETS),
-        report_grid.LANDING if report_grid.landing_inputs(_TARGETS) else [],
     default_target: True

@@ -8,7 +8,7 @@
 #   active_sampling   Fig. 6: q over (cost, expected performance) and queries drawn per method
 #   active_training_size  Fig. 5 bottom row: error at one budget against the second ranker's training-set size
 
-from ltrbv.workflow import active_grid as avw
+from ltrbv.sections.active import grid as avw
 
 _ACTIVE = avw.settings(config) or {}
 
@@ -18,7 +18,7 @@ rule active_train:
     input:
         lambda w: avw.partition_files(config, w.dataset).values(),
     output:
-        paths.ACTIVE_MODEL,
+        avw.ACTIVE_MODEL,
     params:
         files=lambda w: avw.partition_files(config, w.dataset),
         spec=lambda w: _ACTIVE["models"][w.model],
@@ -32,13 +32,10 @@ rule active_train:
     benchmark:
         benchmark("active_train")
     threads: lambda w: _ACTIVE["models"][w.model].get("threads", 1)
-    resources:
-        mem_mb=rule_resources("active_train", "mem_mb"),
-        runtime=rule_resources("active_train", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/active_train.py"
+        "../src/scripts/active/active_train.py"
 
 
 rule active_simulate:
@@ -47,8 +44,8 @@ rule active_simulate:
         parts=lambda w: avw.partition_files(config, w.dataset).values(),
         models=lambda w: avw.model_files(config, w.dataset, w.experiment, w.partition).values(),
     output:
-        table=fill(paths.ACTIVE_SIMULATION, ext="csv"),
-        distributions=fill(paths.ACTIVE_SIMULATION, ext="npz"),
+        table=fill(avw.ACTIVE_SIMULATION, ext="csv"),
+        distributions=fill(avw.ACTIVE_SIMULATION, ext="npz"),
     params:
         files=lambda w: avw.partition_files(config, w.dataset),
         models=lambda w: avw.model_files(config, w.dataset, w.experiment, w.partition),
@@ -62,13 +59,10 @@ rule active_simulate:
     benchmark:
         benchmark("active_simulate")
     threads: 1
-    resources:
-        mem_mb=rule_resources("active_simulate", "mem_mb"),
-        runtime=rule_resources("active_simulate", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/active_simulate.py"
+        "../src/scripts/active/active_simulate.py"
 
 
 rule active_aggregate:
@@ -76,10 +70,10 @@ rule active_aggregate:
     input:
         lambda w: avw.simulation_tables(config, w.dataset, w.experiment),
     output:
-        table=fill(paths.ACTIVE_TABLE, name="{experiment}", ext="csv"),
-        png=report(fill(paths.ACTIVE_FIGURE, name="{experiment}", ext="png"), caption="captions/active_error.rst",
-                   category=report_grid.ACTIVE, subcategory="{dataset}"),
-        svg=fill(paths.ACTIVE_FIGURE, name="{experiment}", ext="svg"),
+        table=fill(avw.ACTIVE_TABLE, name="{experiment}", ext="csv"),
+        png=report(fill(avw.ACTIVE_FIGURE, name="{experiment}", ext="png"), caption="captions/active_error.rst",
+                   category=avw.CATEGORY, subcategory="{dataset}"),
+        svg=fill(avw.ACTIVE_FIGURE, name="{experiment}", ext="svg"),
     params:
         spec=lambda w: _ACTIVE["experiments"][w.experiment],
     wildcard_constraints:
@@ -89,13 +83,10 @@ rule active_aggregate:
     benchmark:
         benchmark("active_aggregate")
     threads: 1
-    resources:
-        mem_mb=rule_resources("active_aggregate", "mem_mb"),
-        runtime=rule_resources("active_aggregate", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/active_aggregate.py"
+        "../src/scripts/active/active_aggregate.py"
 
 
 rule active_savings:
@@ -103,8 +94,8 @@ rule active_savings:
     input:
         lambda w: avw.experiment_tables(config, w.dataset).values(),
     output:
-        csv=fill(paths.ACTIVE_TABLE, name="savings", ext="csv"),
-        md=fill(paths.ACTIVE_TABLE, name="savings", ext="md"),
+        csv=fill(avw.ACTIVE_TABLE, name="savings", ext="csv"),
+        md=fill(avw.ACTIVE_TABLE, name="savings", ext="md"),
     params:
         tables=lambda w: avw.experiment_tables(config, w.dataset),
         kinds=lambda w: {name: spec["kind"] for name, spec in _ACTIVE["experiments"].items()},
@@ -113,13 +104,10 @@ rule active_savings:
     benchmark:
         benchmark("active_savings")
     threads: 1
-    resources:
-        mem_mb=rule_resources("active_savings", "mem_mb"),
-        runtime=rule_resources("active_savings", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/active_savings.py"
+        "../src/scripts/active/active_savings.py"
 
 
 rule active_sampling:
@@ -127,9 +115,9 @@ rule active_sampling:
     input:
         unpack(lambda w: avw.heatmap_inputs(config, w.dataset)),
     output:
-        png=report(fill(paths.ACTIVE_FIGURE, name="sampling_distribution", ext="png"),
-                   caption="captions/active_sampling.rst", category=report_grid.ACTIVE, subcategory="{dataset}"),
-        svg=fill(paths.ACTIVE_FIGURE, name="sampling_distribution", ext="svg"),
+        png=report(fill(avw.ACTIVE_FIGURE, name="sampling_distribution", ext="png"),
+                   caption="captions/active_sampling.rst", category=avw.CATEGORY, subcategory="{dataset}"),
+        svg=fill(avw.ACTIVE_FIGURE, name="sampling_distribution", ext="svg"),
     params:
         heatmap=lambda w: _ACTIVE["heatmap"],
         partition=lambda w: avw.partitions(config, w.dataset)[0],
@@ -138,13 +126,10 @@ rule active_sampling:
     benchmark:
         benchmark("active_sampling")
     threads: 1
-    resources:
-        mem_mb=rule_resources("active_sampling", "mem_mb"),
-        runtime=rule_resources("active_sampling", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/active_sampling.py"
+        "../src/scripts/active/active_sampling.py"
 
 
 rule active_training_size:
@@ -152,11 +137,11 @@ rule active_training_size:
     input:
         lambda w: avw.training_size_tables(config, w.dataset).values(),
     output:
-        csv=fill(paths.ACTIVE_TABLE, name=avw.TRAINING_SIZE, ext="csv"),
-        md=fill(paths.ACTIVE_TABLE, name=avw.TRAINING_SIZE, ext="md"),
-        png=report(fill(paths.ACTIVE_FIGURE, name=avw.TRAINING_SIZE, ext="png"),
-                   caption="captions/active_training_size.rst", category=report_grid.ACTIVE, subcategory="{dataset}"),
-        svg=fill(paths.ACTIVE_FIGURE, name=avw.TRAINING_SIZE, ext="svg"),
+        csv=fill(avw.ACTIVE_TABLE, name=avw.TRAINING_SIZE, ext="csv"),
+        md=fill(avw.ACTIVE_TABLE, name=avw.TRAINING_SIZE, ext="md"),
+        png=report(fill(avw.ACTIVE_FIGURE, name=avw.TRAINING_SIZE, ext="png"),
+                   caption="captions/active_training_size.rst", category=avw.CATEGORY, subcategory="{dataset}"),
+        svg=fill(avw.ACTIVE_FIGURE, name=avw.TRAINING_SIZE, ext="svg"),
     params:
         tables=lambda w: avw.training_size_tables(config, w.dataset),
         sweep=lambda w: _ACTIVE["training_size"],
@@ -166,10 +151,7 @@ rule active_training_size:
     benchmark:
         benchmark("active_training_size")
     threads: 1
-    resources:
-        mem_mb=rule_resources("active_training_size", "mem_mb"),
-        runtime=rule_resources("active_training_size", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/active_training_size.py"
+        "../src/scripts/active/active_training_size.py"

@@ -8,7 +8,7 @@
 #   significance_table   performance with paired t and randomisation tests over test queries
 #   biasvar_summary      each paper claim next to what this run measured
 
-from ltrbv.workflow import biasvar_grid as bvg
+from ltrbv.sections.biasvar import grid as bvg
 
 _BV = bvg.settings(config) or {}
 
@@ -18,7 +18,7 @@ rule biasvar_sample:
     input:
         fill(paths.PARSED, split="train"),
     output:
-        paths.STUDY_SAMPLE,
+        bvg.STUDY_SAMPLE,
     params:
         fraction=lambda w: bvg.scheme_fraction(config, w.scheme),
         seed=config["seed"],
@@ -30,13 +30,10 @@ rule biasvar_sample:
     benchmark:
         benchmark("biasvar_sample")
     threads: 1
-    resources:
-        mem_mb=rule_resources("biasvar_sample", "mem_mb"),
-        runtime=rule_resources("biasvar_sample", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/biasvar_sample.py"
+        "../src/scripts/biasvar/biasvar_sample.py"
 
 
 # Rule train_biasvar_<scheme>: one job per run (learner, fold, setting, scheme) fits the run's B (or 2J) models
@@ -54,11 +51,11 @@ for _scheme in bvg.SCHEMES if _BV else ():
             vali=fill(paths.PARSED, split="vali"),
             test=fill(paths.PARSED, split="test"),
             # queries_<replicate>: each model's training queries
-            **bvg.named_replicate_files(config, paths.STUDY_SAMPLE, _scheme, "queries"),
+            **bvg.named_replicate_files(config, bvg.STUDY_SAMPLE, _scheme, "queries"),
         output:
             # test_<replicate>, meta_<replicate>: each model's test scores and record
-            **bvg.named_replicate_files(config, fill(paths.STUDY_PREDICTION, file="test.scores"), _scheme, "test"),
-            **bvg.named_replicate_files(config, fill(paths.STUDY_PREDICTION, file="meta.json"), _scheme, "meta"),
+            **bvg.named_replicate_files(config, fill(bvg.STUDY_PREDICTION, file="test.scores"), _scheme, "test"),
+            **bvg.named_replicate_files(config, fill(bvg.STUDY_PREDICTION, file="meta.json"), _scheme, "meta"),
         params:
             learner=lambda w: bvg.learner_spec(config, w.learner, w.setting),
             scheme=_scheme,
@@ -80,11 +77,11 @@ for _scheme in bvg.SCHEMES if _BV else ():
         resources:
             mem_mb=learner_resource("mem_mb"),
             # the learner's runtime is per model; this job fits the run's models one after another
-            runtime=lambda w, scheme=_scheme: config["learners"][w.learner]["runtime"] * len(bvg.replicates(config, scheme)),
+            runtime=learner_resource("runtime", per_job=len(bvg.replicates(config, _scheme))),
         conda:
             "../envs/ltrbv.yaml"
         script:
-            "../src/scripts/train_biasvar.py"
+            "../src/scripts/biasvar/train_biasvar.py"
 
 
 rule reduce_biasvar:
@@ -93,8 +90,8 @@ rule reduce_biasvar:
         test=fill(paths.PARSED, split="test"),
         scores=lambda w: bvg.replicate_score_files(config, w.dataset, w.learner, w.fold, w.setting, w.scheme),
     output:
-        summary=fill(paths.STUDY_REDUCED, ext="json"),
-        per_query=fill(paths.STUDY_REDUCED, ext="csv"),
+        summary=fill(bvg.STUDY_REDUCED, ext="json"),
+        per_query=fill(bvg.STUDY_REDUCED, ext="csv"),
     params:
         metrics=_BV.get("metrics"),
         convention=_BV.get("convention"),
@@ -108,13 +105,10 @@ rule reduce_biasvar:
     benchmark:
         benchmark("reduce_biasvar")
     threads: 1
-    resources:
-        mem_mb=rule_resources("reduce_biasvar", "mem_mb"),
-        runtime=rule_resources("reduce_biasvar", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/reduce_biasvar.py"
+        "../src/scripts/biasvar/reduce_biasvar.py"
 
 
 rule biasvar_tables:
@@ -138,13 +132,10 @@ rule biasvar_tables:
     benchmark:
         benchmark("biasvar_tables")
     threads: 1
-    resources:
-        mem_mb=rule_resources("biasvar_tables", "mem_mb"),
-        runtime=rule_resources("biasvar_tables", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/biasvar_tables.py"
+        "../src/scripts/biasvar/biasvar_tables.py"
 
 
 rule plot_biasvar:
@@ -154,13 +145,13 @@ rule plot_biasvar:
         trends=paths.table("biasvar_trends", "csv"),
     output:
         pointwise=report(paths.figure("biasvar_pointwise", "png"), caption="captions/biasvar_pointwise.rst",
-                         category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
+                         category=bvg.CATEGORY, subcategory="{dataset}"),
         pointwise_svg=paths.figure("biasvar_pointwise", "svg"),
         listwise=report(paths.figure("biasvar_listwise", "png"), caption="captions/biasvar_listwise.rst",
-                        category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
+                        category=bvg.CATEGORY, subcategory="{dataset}"),
         listwise_svg=paths.figure("biasvar_listwise", "svg"),
         error=report(paths.figure("biasvar_ranking_error", "png"), caption="captions/biasvar_ranking_error.rst",
-                     category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
+                     category=bvg.CATEGORY, subcategory="{dataset}"),
         error_svg=paths.figure("biasvar_ranking_error", "svg"),
     params:
         param=lambda w: _BV.get("sweep")["param"],
@@ -170,13 +161,10 @@ rule plot_biasvar:
     benchmark:
         benchmark("plot_biasvar")
     threads: 1
-    resources:
-        mem_mb=rule_resources("plot_biasvar", "mem_mb"),
-        runtime=rule_resources("plot_biasvar", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/plot_biasvar.py"
+        "../src/scripts/biasvar/plot_biasvar.py"
 
 
 rule zhang_table:
@@ -187,7 +175,7 @@ rule zhang_table:
         csv=paths.table("zhang", "csv"),
         md=paths.table("zhang", "md"),
         png=report(paths.figure("zhang_bias_variance", "png"), caption="captions/zhang.rst",
-                   category=report_grid.BIAS_VARIANCE, subcategory="{dataset}"),
+                   category=bvg.CATEGORY, subcategory="{dataset}"),
         svg=paths.figure("zhang_bias_variance", "svg"),
     params:
         files=lambda w: bvg.zhang_inputs(config, w.dataset),
@@ -198,13 +186,10 @@ rule zhang_table:
     benchmark:
         benchmark("zhang_table")
     threads: 1
-    resources:
-        mem_mb=rule_resources("zhang_table", "mem_mb"),
-        runtime=rule_resources("zhang_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/zhang_table.py"
+        "../src/scripts/biasvar/zhang_table.py"
 
 
 rule significance_table:
@@ -224,13 +209,10 @@ rule significance_table:
     benchmark:
         benchmark("significance_table")
     threads: 1
-    resources:
-        mem_mb=rule_resources("significance_table", "mem_mb"),
-        runtime=rule_resources("significance_table", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/significance_table.py"
+        "../src/scripts/biasvar/significance_table.py"
 
 
 rule biasvar_summary:
@@ -242,7 +224,7 @@ rule biasvar_summary:
         zhang=paths.table("zhang", "csv"),
         significance=paths.table("significance", "csv"),
     output:
-        paths.SUMMARY,
+        bvg.SUMMARY,
     params:
         param=lambda w: _BV.get("sweep")["param"],
         metric=lambda w: _BV.get("metrics")[0],
@@ -252,10 +234,7 @@ rule biasvar_summary:
     benchmark:
         benchmark("biasvar_summary")
     threads: 1
-    resources:
-        mem_mb=rule_resources("biasvar_summary", "mem_mb"),
-        runtime=rule_resources("biasvar_summary", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/biasvar_summary.py"
+        "../src/scripts/biasvar/biasvar_summary.py"

@@ -1,5 +1,5 @@
 # The reproduction catalog (config section `catalog:`, entries in config/catalog.yaml; job grid:
-# ltrbv.workflow.catalog_grid).  Training is rule train_model's (a sweep's values are generated learners):
+# ltrbv.sections.catalog.grid).  Training is rule train_model's (a sweep's values are generated learners):
 #   catalog_compare  one compare entry: mean ± std over folds, paired tests against its baseline, seconds per model
 #   catalog_sweep    one sweep entry: metric and seconds per tree against the swept value (table and figure)
 #   catalog_curve    one curve entry: boosted learners' training and validation metric per round (table and figure)
@@ -8,7 +8,7 @@
 #   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time; each entry
 #                    job writes its claims' tests (catalog/<entry>.claims.csv), the page judges them as one family
 
-from ltrbv.workflow import catalog_grid as cg
+from ltrbv.sections.catalog import grid as cg
 
 
 for _kind in cg.TRAINED:
@@ -24,11 +24,11 @@ for _kind in cg.TRAINED:
             vali=lambda w: [*paths.flat(cg.validation_files(config, w.dataset, w.entry)[0]),
                             *cg.validation_files(config, w.dataset, w.entry)[1].values()],
         output:
-            **({"csv": paths.catalog_file("{entry}", "csv"), "md": paths.catalog_file("{entry}", "md"),
-                "claims": paths.catalog_file("{entry}", cg.CLAIMS_EXT)}
-               | ({"png": report(paths.catalog_file("{entry}", "png"), caption=f"captions/catalog_{_kind}.rst",
-                                 category=report_grid.CATALOG, subcategory="{dataset}"),
-                   "svg": paths.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE, cg.GRID) else {})),
+            **({"csv": cg.catalog_file("{entry}", "csv"), "md": cg.catalog_file("{entry}", "md"),
+                "claims": cg.catalog_file("{entry}", cg.CLAIMS_EXT)}
+               | ({"png": report(cg.catalog_file("{entry}", "png"), caption=f"captions/catalog_{_kind}.rst",
+                                 category=cg.CATEGORY, subcategory="{dataset}"),
+                   "svg": cg.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE, cg.GRID) else {})),
         params:
             entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
             scores=lambda w: cg.prediction_files(config, w.dataset, w.entry),
@@ -45,13 +45,10 @@ for _kind in cg.TRAINED:
         benchmark:
             benchmark(f"catalog_{_kind}")
         threads: 1
-        resources:
-            mem_mb=rule_resources(f"catalog_{_kind}", "mem_mb"),
-            runtime=rule_resources(f"catalog_{_kind}", "runtime"),
         conda:
             "../envs/ltrbv.yaml"
         script:
-            "../src/scripts/catalog_entry.py"
+            "../src/scripts/catalog/catalog_entry.py"
 
 
 rule catalog_scores:
@@ -60,12 +57,12 @@ rule catalog_scores:
         scores=lambda w: list(cg.submodel_score_files(config, w.dataset, w.entry).values()),
         data=lambda w: cg.submodel_data(config, w.dataset),
     output:
-        csv=paths.catalog_file("{entry}", "csv"),
-        md=paths.catalog_file("{entry}", "md"),
-        claims=paths.catalog_file("{entry}", cg.CLAIMS_EXT),
-        png=report(paths.catalog_file("{entry}", "png"), caption="captions/catalog_scores.rst",
-                   category=report_grid.CATALOG, subcategory="{dataset}"),
-        svg=paths.catalog_file("{entry}", "svg"),
+        csv=cg.catalog_file("{entry}", "csv"),
+        md=cg.catalog_file("{entry}", "md"),
+        claims=cg.catalog_file("{entry}", cg.CLAIMS_EXT),
+        png=report(cg.catalog_file("{entry}", "png"), caption="captions/catalog_scores.rst",
+                   category=cg.CATEGORY, subcategory="{dataset}"),
+        svg=cg.catalog_file("{entry}", "svg"),
     params:
         entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
         scores=lambda w: cg.submodel_score_files(config, w.dataset, w.entry),
@@ -76,25 +73,22 @@ rule catalog_scores:
     benchmark:
         benchmark("catalog_scores")
     threads: 1
-    resources:
-        mem_mb=rule_resources("catalog_scores", "mem_mb"),
-        runtime=rule_resources("catalog_scores", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/catalog_scores.py"
+        "../src/scripts/catalog/catalog_scores.py"
 
 
 rule catalog_page:
     """results/{dataset}/catalog.md: one row per paper artefact with the claim, this run's number, the verdict and CPU time."""
     input:
-        lambda w: list(cg.page_inputs(config, w.dataset).values()),
+        lambda w: list(cg.page_inputs(config, w.dataset, SECTIONS).values()),
         lambda w: list(cg.claim_files(config, w.dataset).values()),
     output:
-        paths.CATALOG,
+        cg.CATALOG,
     params:
         entries=lambda w: cg.entries(config),
-        files=lambda w: cg.page_inputs(config, w.dataset),
+        files=lambda w: cg.page_inputs(config, w.dataset, SECTIONS),
         claims=lambda w: cg.claim_files(config, w.dataset),
         benchmarks=lambda w: cg.page_benchmarks(config, w.dataset),
         policy=cg.policy(config),
@@ -104,10 +98,7 @@ rule catalog_page:
     benchmark:
         benchmark("catalog_page")
     threads: 1
-    resources:
-        mem_mb=rule_resources("catalog_page", "mem_mb"),
-        runtime=rule_resources("catalog_page", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/catalog_page.py"
+        "../src/scripts/catalog/catalog_page.py"

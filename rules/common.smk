@@ -1,18 +1,32 @@
-# Shared definitions: wildcard constraints, per-rule resources, the modules every rule file uses.
-# The config was checked (and its defaults filled in) by check_config in the Snakefile, before this.
+# Shared definitions: wildcard constraints, the job names of logs and benchmarks, the modules every rules file
+# uses.  The config was checked (and its defaults filled in) by check_config in the Snakefile, before this.
+#
+# Resources: a training job's come from its learner's entry (learners.<name>.mem_mb / runtime, doubled on a
+# retry); every other rule's from the profile (profiles/slurm/config.yaml, set-resources), the one place they
+# are written.
 
-import os
 import re
 
 from ltrbv.data.synthetic import FOLD_NAMES as SYNTHETIC_FOLDS
 from ltrbv.seeding import derive_seed
-from ltrbv.workflow import core_grid, paths, report_grid
+from ltrbv.sections.core import grid as core_grid
+from ltrbv.workflow import paths
 from ltrbv.workflow.datasets import SPLITS
-from ltrbv.workflow.paths import benchmark, fill, log
-from ltrbv.workflow.config_checks import resource_defaults
+from ltrbv.workflow.paths import fill
+from ltrbv.workflow.sections import SECTIONS
 
-# each rule's default resources, from the one place they are written (config/schema/config.schema.yaml)
-RESOURCE_DEFAULTS = resource_defaults(os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+#: each rule's job name: the rule and the wildcards that tell its jobs apart (each section's JOBS)
+JOBS = SECTIONS.jobs()
+
+
+def log(rule):
+    """The log file template of a rule's jobs."""
+    return paths.log(JOBS[rule])
+
+
+def benchmark(rule):
+    """The benchmark file template of a rule's jobs."""
+    return paths.benchmark(JOBS[rule])
 
 
 # Names that become folders under results/ (the schema's $defs/name): no slash, never '..' or '.'.
@@ -31,16 +45,11 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-def rule_resources(rule_name, key):
-    """A rule's resource: the config's ``resources.<rule>.<key>``, else the schema's default for that rule."""
-    given = config.get("resources", {}).get(rule_name, {})
-    return given[key] if key in given else RESOURCE_DEFAULTS[rule_name][key]
-
-
 def learner_threads(w):
     return config["learners"][w.learner]["threads"]
 
 
-def learner_resource(key):
-    """A training job's resource from its learner's entry (the schema's defaults: 2000 MB, 60 minutes)."""
-    return lambda w: config["learners"][w.learner][key]
+def learner_resource(key, per_job=1):
+    """A training job's resource from its learner's entry (the schema's defaults: 2000 MB, 60 minutes), doubled on a
+    retry (Snakemake's ``attempt``); ``per_job``: how many models the job fits one after another."""
+    return lambda w, attempt: config["learners"][w.learner][key] * (per_job(w) if callable(per_job) else per_job) * attempt

@@ -4,7 +4,7 @@
 #                       trees of the expected NDCG after every node expansion, on the training and test sets
 #   plot_tree_strength  one figure per dataset: one colour per learner, solid = train, dashed = test
 
-from ltrbv.workflow import diagnostics_grid as dgg
+from ltrbv.sections.diagnostics import grid as dgg
 
 _ts = dgg.tree_strength_settings(config) or {}
 
@@ -15,7 +15,7 @@ rule tree_strength:
         train=lambda w: dgg.tree_strength_input(config, w.dataset, "train"),
         test=lambda w: dgg.tree_strength_input(config, w.dataset, "test"),
     output:
-        paths.TREE_STRENGTH,
+        dgg.TREE_STRENGTH,
     params:
         params=lambda w: dgg.tree_strength_params(config, w.learner),
         n_trees=_ts.get("n_trees"),
@@ -30,13 +30,10 @@ rule tree_strength:
     benchmark:
         benchmark("tree_strength")
     threads: learner_threads
-    resources:
-        mem_mb=rule_resources("tree_strength", "mem_mb"),
-        runtime=rule_resources("tree_strength", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/tree_strength.py"
+        "../src/scripts/diagnostics/tree_strength.py"
 
 
 rule plot_tree_strength:
@@ -47,7 +44,7 @@ rule plot_tree_strength:
         png=report(
             paths.figure("tree_strength", "png"),
             caption="captions/tree_strength.rst",
-            category=report_grid.FORESTS,
+            category=dgg.CATEGORY,
             subcategory="{dataset}",
         ),
         svg=paths.figure("tree_strength", "svg"),
@@ -60,10 +57,7 @@ rule plot_tree_strength:
     benchmark:
         benchmark("plot_tree_strength")
     threads: 1
-    resources:
-        mem_mb=rule_resources("plot_tree_strength", "mem_mb"),
-        runtime=rule_resources("plot_tree_strength", "runtime"),
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/plot_tree_strength.py"
+        "../src/scripts/diagnostics/plot_tree_strength.py"

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import check_grad
 
-from ltrbv.workflow import active_grid as avw
+from ltrbv.sections.active import grid as avw
 from ltrbv.active.experiments import aggregate, budget_to_reach, label_savings
 from ltrbv.active.models import train_model
 from ltrbv.active.relevance import OrderedLogit, probabilities_from_cumulative

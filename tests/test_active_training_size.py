@@ -13,7 +13,7 @@ import yaml
 
 from conftest import REPO, tiny_config
 from ltrbv.active.experiments import training_size_table
-from ltrbv.workflow import active_grid
+from ltrbv.sections.active import grid as active_grid
 
 SWEEP = {"first": "small", "second": "full", "query_fractions": [0.6, 0.8, 1.0], "budget": 4}
 MODELS = {"full": {"kind": "rf_class", "params": {"n_estimators": 5}},

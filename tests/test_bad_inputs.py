@@ -985,7 +985,7 @@ def test_a_good_config_passes_the_same_checks(tmp_path):
 
 def test_safe_name_pattern_is_the_wildcard_constraint():
     """Names in the schema and the wildcard constraints of the rules agree (one pattern, two places)."""
-    schema = yaml.safe_load((REPO / "config/schema/config.schema.yaml").read_text())
+    schema = yaml.safe_load((REPO / "config/schema/core.schema.yaml").read_text())
     pattern = schema["$defs"]["name"]["pattern"]
     common = (REPO / "rules/common.smk").read_text()
 

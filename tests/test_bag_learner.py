@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ltrbv.bagging import combine_minmax, sample_queries
+from ltrbv.learners.bagging import combine_minmax, sample_queries
 from ltrbv.data.ranking_data import RankingData
 from ltrbv.learners import make_learner
-from ltrbv.learners.bag import Bag, bag_spec, submodel_seeds
+from ltrbv.learners.bag import Bag, submodel_seeds
+from ltrbv.sections.core.grid import bag_spec
 from ltrbv.seeding import derive_seed
 
 PARAMS = {"n_estimators": 8, "learning_rate": 0.3, "max_leaves": 7, "early_stopping_rounds": None}

@@ -15,18 +15,10 @@ import math
 import numpy as np
 import pytest
 
-from ltrbv.bagging import (
-    bag_size_curve,
-    borda_points,
-    combine,
-    combine_borda,
-    combine_minmax,
-    minmax_normalise,
-    sample_queries,
-)
+from ltrbv.learners.bagging import bag_size_curve, borda_points, combine, combine_borda, combine_minmax, minmax_normalise, sample_queries
 from ltrbv.learners.stopping import StoppingRule, first_maximum_with_patience, overfit_extension
-from ltrbv.study.bagging_tables import mean_ndcg, variance_summary
-from ltrbv.study.training_sets import trial_queries
+from ltrbv.sections.bagging.tables import mean_ndcg, variance_summary
+from ltrbv.learners.training_sets import trial_queries
 
 
 # -- min-max combination (§3.5.1) ------------------------------------------------------------------

@@ -24,7 +24,7 @@ BAGGED = {
                                                                  "overfit_max_extra_trees": 10}}},
         "bl-borda": {"kind": "bag", "params": {"base": "lambdamart-rand", "n_models": 2, "combine": "borda"}},
     },
-    "experiments": {
+    "bagging": {
         "bag_size": {"enabled": True, "learners": ["bl-mart", "bl-mart-of"], "draws": 5},
         "variance_trials": {"enabled": True, "n_trials": 2, "learners": ["lambdamart-rand", "bl-mart"],
                             "baseline": "lambdamart-rand"},
@@ -160,6 +160,6 @@ def test_bad_bag_base_fails_before_any_job(tmp_path):
     result = run(tmp_path, bad, check=False)
     assert result.returncode != 0 and "nothing" in result.stderr + result.stdout
     assert not (tmp_path / "results").exists()
-    bad = {**BAGGED, "experiments": {"variance_trials": {"enabled": True, "fold": "Fold9"}}}
+    bad = {**BAGGED, "bagging": {"variance_trials": {"enabled": True, "fold": "Fold9"}}}
     result = run(tmp_path, bad, check=False)
     assert result.returncode != 0 and "Fold9" in result.stderr + result.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 from snakemake.utils import validate
 
 from conftest import REPO
-from ltrbv.workflow import biasvar_grid as bvg
+from ltrbv.sections.biasvar import grid as bvg
 
 SCHEMA = str(REPO / "config" / "schema" / "biasvar.schema.yaml")
 

@@ -115,7 +115,7 @@ def test_tables_figures_summary_exist_and_agree(finished):
     for claim in ("Pointwise squared bias falls", "Pointwise variance rises", "Two-fold variance above bootstrap",
                   "SRE far above VRE", "Table 5 analogue"):
         assert claim in summary, claim
-    # the claim engine's words and family, as on catalog.md (ltrbv.study.claims)
+    # the claim engine's words and family, as on catalog.md (ltrbv.compare.claims)
     import re
 
     family = int(re.search(r"Family: the (\d+) tested claim\(s\) of this page, Holm-adjusted", summary).group(1))

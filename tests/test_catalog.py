@@ -15,11 +15,10 @@ from scipy import stats
 from conftest import tiny_config
 from ltrbv.data.ranking_data import RankingData
 from ltrbv.forest import RankingForest
-from ltrbv.study import claims as engine
-from ltrbv.study.catalog import (RANDOM_RANKING, compare_table, curve_table, fit_seconds, random_ranking_values,
-                                 score_distributions, sweep_table)
-from ltrbv.study.catalog_claims import claim_tests, judge_claims
-from ltrbv.workflow import catalog_grid as cg
+from ltrbv.compare import claims as engine
+from ltrbv.sections.catalog.tables import RANDOM_RANKING, compare_table, curve_table, fit_seconds, random_ranking_values, score_distributions, sweep_table
+from ltrbv.sections.catalog.claims import claim_tests, judge_claims
+from ltrbv.sections.catalog import grid as cg
 from ltrbv.workflow.config_checks import fill_defaults
 from test_workflow import run
 

@@ -10,16 +10,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrbv.study.catalog import BEST_OF_K, COMBINATION, best_of_k, best_of_k_table, grid_table
-from ltrbv.study.catalog_claims import claim_tests
-from ltrbv.study.claims import DESCRIPTIVE
+from ltrbv.sections.catalog.tables import BEST_OF_K, COMBINATION, best_of_k, best_of_k_table, grid_table
+from ltrbv.sections.catalog.claims import claim_tests
+from ltrbv.compare.claims import DESCRIPTIVE
 
 HOLDS, FAILS = f"{DESCRIPTIVE}: holds", f"{DESCRIPTIVE}: does not hold"  # a grid's claims are not tests
 
 
 def claim_verdicts(table, claims):
     return list(claim_tests("grid", table, claims)["untested"])
-from ltrbv.workflow import catalog_grid as cg
+from ltrbv.sections.catalog import grid as cg
 from test_catalog import catalog_config
 
 GBM = {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 30, "max_leaves": 7, "learning_rate": 0.1}}

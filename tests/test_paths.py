@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from ltrbv.workflow import paths
+from ltrbv.workflow.sections import SECTIONS
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((REPO / "src" / "scripts").glob("*.py"))
+SCRIPTS = sorted((REPO / "src" / "scripts").glob("*/*.py"))
 CODE = [*sorted((REPO / "src" / "ltrbv").rglob("*.py")), *sorted((REPO / "rules").glob("*.smk")), REPO / "Snakefile"]
 
 # a results path in code: a string literal starting with results/ or holding a known folder of the tree
@@ -41,52 +42,81 @@ def test_no_script_builds_or_parses_a_results_path(script):
             f"{script.name}:{number} reads an input by position: {code.strip()}"
 
 
+#: where a template may be spelled: the shared ones in paths, a section's own in its grid (module-level constants)
+TEMPLATE_MODULES = [Path(paths.__file__), *(Path(section.grid.__file__) for section in SECTIONS)]
+
+
+def _module_constants(path: Path) -> list[int]:
+    """The lines of a module's top-level assignments to UPPER_CASE names (where templates live)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    lines = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets):
+            lines += range(node.lineno, node.end_lineno + 1)
+    return lines
+
+
 @pytest.mark.parametrize("source", CODE, ids=[str(p.relative_to(REPO)) for p in CODE])
-def test_every_results_path_is_spelled_in_the_paths_module_only(source):
-    if source == Path(paths.__file__):
-        return
+def test_every_results_path_is_spelled_as_a_template_of_paths_or_of_a_section_grid(source):
+    allowed = set(_module_constants(source)) if source in TEMPLATE_MODULES else set()
     for number, code in _code_lines(source):
+        if number in allowed:
+            continue
         assert not _PATH_LITERAL.search(code), f"{source.relative_to(REPO)}:{number} spells a path: {code.strip()}"
 
 
 def test_each_template_is_defined_once():
-    templates = {name: value for name, value in vars(paths).items() if name.isupper() and isinstance(value, str)}
-    tails = [value for name, value in templates.items() if name not in ("RESULTS", "SEED_RUN", "TRIAL_RUN")]
+    templates = {f"paths.{name}": value for name, value in vars(paths).items()
+                 if name.isupper() and not name.startswith("_") and isinstance(value, str)}
+    for section in SECTIONS:
+        templates.update({f"{section.name}.{name}": value for name, value in vars(section.grid).items()
+                          if name.isupper() and isinstance(value, str) and value.startswith(paths.RESULTS + "/")
+                          and getattr(paths, name, None) is not value})  # imported from paths: not its own
+    tails = [value for name, value in templates.items()
+             if name not in ("paths.RESULTS", "paths.SEED_RUN", "paths.TRIAL_RUN", "paths.DATASET")]
     assert len(tails) == len(set(tails)), "two names for one template"
     for value in tails:
-        assert value.startswith(paths.RESULTS + "/"), value
+        assert value.startswith(paths.DATASET + "/") or value.startswith(paths.RESULTS + "/"), value
 
 
 def test_fill_keeps_the_other_wildcards():
     template = paths.fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores")
     assert template == "results/{dataset}/predictions/{learner}/{fold}/seed{seed}/test.scores"
     assert paths.wildcards(template) == ["dataset", "learner", "fold", "seed"]
-    assert paths.log("train_model") == "results/{dataset}/logs/train_model/{learner}/{fold}/seed{seed}.log"
-    assert paths.log("evaluate") == "results/{dataset}/logs/evaluate/{learner}.log"
+    jobs = SECTIONS.jobs()
+    assert paths.log(jobs["train_model"]) == "results/{dataset}/logs/train_model/{learner}/{fold}/seed{seed}.log"
+    assert paths.log(jobs["evaluate"]) == "results/{dataset}/logs/evaluate/{learner}.log"
 
 
-def test_each_rule_names_its_jobs_once_and_plan_reads_them_back():
+def test_each_rule_names_its_jobs_once_in_its_section_and_plan_reads_them_back():
+    """Every rule of a section's rules file has its job name in that section's JOBS (and no other section's), every
+    job name there has a rule, and a job name is never written in a rule."""
     import re
 
-    from ltrbv.workflow import catalog_grid
+    from ltrbv.sections.catalog import grid as catalog_grid
 
-    rules = "".join(p.read_text() for p in (REPO / "rules").glob("*.smk"))
-    named = set(re.findall(r'\b(?:log|benchmark)\("(\w+)"\)', rules))
-    # the study's training rules are written once, in a loop over the schemes
-    named |= {f"{stem}_{scheme}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_scheme\}"\)', rules)
-              for scheme in ("bootstrap", "twofold")}
-    # so are the catalog's two entry rules, in a loop over the kinds that train
-    named |= {f"{stem}_{kind}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_kind\}"\)', rules)
-              for kind in catalog_grid.TRAINED}
-    assert named == set(paths.JOBS)
-    assert not re.search(r'\b(?:log|benchmark)\("[^"]*/', rules), "a job template written in a rule"
-    assert paths.parse_job("train_biasvar_bootstrap/rf-point/Fold1/subsample=0.3") == (
+    for section in SECTIONS:
+        rules = (REPO / section.rules).read_text()
+        named = set(re.findall(r'\b(?:log|benchmark)\("(\w+)"\)', rules))
+        named |= set(re.findall(r'JOBS\["(\w+)"\]', rules))
+        # the study's training rules are written once, in a loop over the schemes
+        named |= {f"{stem}_{scheme}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_scheme\}"\)', rules)
+                  for scheme in ("bootstrap", "twofold")}
+        # so are the catalog's entry rules, in a loop over the kinds
+        named |= {f"{stem}_{kind}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_kind\}"\)', rules)
+                  for kind in catalog_grid.TRAINED}
+        assert named == set(section.jobs), section.name
+        assert not re.search(r'\b(?:log|benchmark)\("[^"]*/', rules), "a job template written in a rule"
+    jobs = SECTIONS.jobs()
+    assert paths.parse_job("train_biasvar_bootstrap/rf-point/Fold1/subsample=0.3", jobs) == (
         "train_biasvar_bootstrap", {"learner": "rf-point", "fold": "Fold1", "setting": "subsample=0.3"})
-    assert paths.parse_job("train_model/lm/Fold1/seed2") == (
+    assert paths.parse_job("train_model/lm/Fold1/seed2", jobs) == (
         "train_model", {"learner": "lm", "fold": "Fold1", "seed": "2"})
-    assert paths.parse_job("evaluate/lm") == ("evaluate", {"learner": "lm"})
-    assert paths.parse_job("biasvar_tables") == ("biasvar_tables", {})
-    assert paths.parse_job("train_model/lm/Fold1") is None and paths.parse_job("nope/x") is None
+    assert paths.parse_job("evaluate/lm", jobs) == ("evaluate", {"learner": "lm"})
+    assert paths.parse_job("biasvar_tables", jobs) == ("biasvar_tables", {})
+    assert paths.parse_job("train_model/lm/Fold1", jobs) is None and paths.parse_job("nope/x", jobs) is None
 
 
 def test_run_names_are_read_back_in_one_place():

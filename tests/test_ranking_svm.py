@@ -250,7 +250,7 @@ def test_the_workflow_config_accepts_the_kind_and_refuses_its_bad_params():
     assert LEARNER_KINDS["ranking-svm"] is RankingSVM
     learners = {"svm": {"kind": "ranking-svm", "params": {"C": [0.001, 0.01], "max_pairs_per_query": 500}}}
     config = tiny_config(learners=learners)
-    validate(config, schema=str(REPO / "config" / "schema" / "config.schema.yaml"))
+    validate(config, schema=str(REPO / "config" / "schema" / "core.schema.yaml"))
     assert learner_problems(config) == []
     config["learners"]["svm"]["params"] = {"C": 0}
     [problem] = learner_problems(config)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ltrbv.study.report_pages import markdown_page, table_page
-from ltrbv.workflow import report_grid
+from ltrbv.sections.report.pages import markdown_page, table_page
+from ltrbv.sections.report import grid as report_grid
+from ltrbv.workflow.sections import SECTIONS
+
+PAGES = SECTIONS.pages()
 
 
 def test_markdown_tables_render_as_tables_and_metric_names_stay_text():
@@ -27,23 +30,25 @@ def test_csv_tables_render_with_numbers_aligned():
 def test_pages_exist_exactly_for_the_targets_of_the_run():
     targets = ["results/demo/summary.md", "results/demo/tables/performance.md", "results/demo/tables/performance.csv",
                "results/mq/tables/zhang.md", "results/demo/figures/performance.png"]
-    assert report_grid.page_targets(targets) == ["results/demo/report/summary.html",
-                                                 "results/demo/report/performance.html",
+    assert report_grid.page_targets(targets, PAGES) == ["results/demo/report/performance.html",
+                                                        "results/demo/report/summary.html",
                                                  "results/mq/report/zhang.html"]
 
 
 def test_the_summary_comes_first_in_the_menu():
-    categories = sorted({page.category for page in report_grid.PAGES.values()})
-    assert categories[0] == report_grid.SUMMARY
+    from ltrbv.sections.biasvar.grid import SUMMARY_CATEGORY
+
+    categories = sorted({page.category for page in PAGES.values()})
+    assert categories[0] == SUMMARY_CATEGORY
 
 
 def test_the_report_opens_on_the_performance_table_and_the_summary():
     from docutils.core import publish_parts
 
-    from ltrbv.study.report_pages import landing_rst
+    from ltrbv.sections.report.pages import landing_rst
 
     targets = ["results/demo/summary.md", "results/demo/tables/performance.md", "results/demo/figures/x.png"]
-    inputs = report_grid.landing_inputs(targets)
+    inputs = report_grid.landing_inputs(targets, PAGES)
     assert list(inputs.values()) == ["results/demo/tables/performance.md", "results/demo/summary.md"]
     text = landing_rst("Title\n=====\n\nIntro.", [("demo: Performance", "# Performance on demo\n\n| a | b |\n|---|---|\n"
                                                    "| {{x}} | 2 |\n"), ("demo: Summary", "no heading here")])

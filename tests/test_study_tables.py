@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ltrbv.study.significance import significance_table
-from ltrbv.study.tables import comparison_table, sweep_table
-from ltrbv.study.trends import scheme_gap_table, trend_table
+from ltrbv.compare.significance import significance_table
+from ltrbv.sections.biasvar.tables import comparison_table, sweep_table
+from ltrbv.sections.biasvar.trends import scheme_gap_table, trend_table
 
 
 def _shifted(frame, rng, shift):

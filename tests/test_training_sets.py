@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ltrbv.study.training_sets import bootstrap_queries, per_tree_subsample, training_set, twofold_halves
+from ltrbv.learners.training_sets import bootstrap_queries, per_tree_subsample, training_set, twofold_halves
 
 
 @pytest.mark.parametrize("n", [2, 3, 10, 471])

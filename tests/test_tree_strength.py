@@ -12,18 +12,10 @@ from ltrbv.data.ranking_data import RankingData
 from ltrbv.data.synthetic import SyntheticSpec, generate_queries
 from ltrbv.forest import RankingForest
 from ltrbv.forest._builder import leaf_of_rows
-from ltrbv.study.tree_strength import (
-    COLUMNS,
-    average_curves,
-    progressive_strength,
-    read_strength_table,
-    strength_table,
-    tree_curves,
-    truncate_tree,
-)
-from ltrbv.figures.tree_strength import plot_tree_strength
+from ltrbv.sections.diagnostics.tree_strength import COLUMNS, average_curves, progressive_strength, read_strength_table, strength_table, tree_curves, truncate_tree
+from ltrbv.sections.diagnostics.figures import plot_tree_strength
 from ltrbv.metrics import evaluate
-from ltrbv.workflow import diagnostics_grid as dgg
+from ltrbv.sections.diagnostics import grid as dgg
 
 
 def synthetic(seed: int, n_queries: int = 60) -> RankingData:

@@ -1,4 +1,4 @@
-"""Calibration of the claim engine (:mod:`ltrbv.study.claims`): the oracle of every verdict of the catalog and
+"""Calibration of the claim engine (:mod:`ltrbv.compare.claims`): the oracle of every verdict of the catalog and
 the summary.  Per-query values are simulated (no forests), thousands of claims per relation, judged in pages:
 
 * under the null (a learner against a copy with zero-mean noise; a sweep without trend), the rate of
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ltrbv.study import claims as engine
+from ltrbv.compare import claims as engine
 
 N_QUERIES, ALPHA, POWER = 100, 0.05, 0.8
 POLICY = engine.Policy(alpha=ALPHA, power=POWER, correction="holm")

@@ -159,28 +159,32 @@ def test_no_configfile_runs_the_demo(tmp_path):
     assert "results/demo/predictions/rf-hybrid-l2/Fold1/seed1/test.scores" in result.stdout + result.stderr
 
 
-def test_rule_resources_come_from_the_schema_and_a_partial_override_keeps_the_rest(tmp_path):
-    """Each rule's default resources are written once (the schema's `resources`); the config overrides one key
-    of one rule, the other key keeps its default; a misspelt rule name is refused before any job."""
+def test_rule_resources_are_written_in_one_place(tmp_path):
+    """A training rule's resources are its learner's (learners.<name>.mem_mb / runtime, doubled on a retry); every
+    other rule declares none, and the Slurm profile's set-resources is the one place they are written; the old
+    config key `resources:` is refused, naming the new place."""
     import re
 
-    from ltrbv.workflow.config_checks import resource_defaults
+    from ltrbv.workflow.sections import SECTIONS
 
-    from ltrbv.workflow.catalog_grid import TRAINED
-
-    defaults = resource_defaults()
-    rules = "".join(p.read_text() for p in (REPO / "rules").glob("*.smk"))
-    called = set(re.findall(r'rule_resources\("(\w+)"', rules))
-    # the catalog's entry rules are written once, in a loop over the kinds that train
-    called |= {f"{stem}_{kind}" for stem in re.findall(r'rule_resources\(f"(\w+)_\{_kind\}"', rules) for kind in TRAINED}
-    assert called == set(defaults), "every rule that asks rule_resources has exactly one default in the schema"
-    result = run(tmp_path, {**MINIMAL, "resources": {"evaluate": {"mem_mb": 3210}}}, "--dry-run")
-    out = result.stdout + result.stderr
-    evaluate_jobs = [block for block in out.split("\n\n") if "rule evaluate:" in block]
-    assert evaluate_jobs and all("mem_mb=3210" in job and f"runtime={defaults['evaluate']['runtime']}" in job
-                                 for job in evaluate_jobs)
-    parse = [block for block in out.split("\n\n") if "rule parse_split:" in block]
-    assert parse and all(f"mem_mb={defaults['parse_split']['mem_mb']}" in job for job in parse)
-    result = run(tmp_path, {**MINIMAL, "resources": {"evalute": {"mem_mb": 3210}}}, "--dry-run", check=False)
-    assert result.returncode != 0 and "evalute" in result.stdout + result.stderr
+    training = {"train_model", "bag_submodel", "train_trial", "train_biasvar_bootstrap", "train_biasvar_twofold"}
+    declaring = set()
+    for section in SECTIONS:
+        text = (REPO / section.rules).read_text()
+        for block in re.split(r"\n(?=\s*rule\b)", text):
+            name = re.search(r"rule\s*(\w*):", block)
+            if name is None or "resources:" not in block:
+                continue
+            declared = name.group(1) or re.search(r'name:\s*\n\s*f?"(\w+)', block).group(1)
+            assert "learner_resource(" in block and "mem_mb=" in block, declared
+            declaring.add(declared.replace("_{_scheme}", ""))
+    assert declaring == {"train_model", "bag_submodel", "train_trial", "train_biasvar"}
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    assert set(profile["set-resources"]) <= set(SECTIONS.jobs()) - training
+    learners = {name: {**entry, "mem_mb": 3210} for name, entry in MINIMAL["learners"].items()}
+    out = run(tmp_path, {**MINIMAL, "learners": learners}, "--dry-run").stdout
+    train_jobs = [block for block in out.split("\n\n") if "rule train_model:" in block]
+    assert train_jobs and all("mem_mb=3210" in job for job in train_jobs)
+    result = run(tmp_path, {**MINIMAL, "resources": {"evaluate": {"mem_mb": 3210}}}, "--dry-run", check=False)
+    assert result.returncode != 0 and "resources: renamed; now the profile" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists() or not list((tmp_path / "results").rglob("*.scores"))

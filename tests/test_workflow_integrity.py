@@ -97,7 +97,7 @@ def _queries(labels_per_query) -> "RankingData":
 
 
 def test_a_training_set_of_zero_labels_is_refused_with_its_name():
-    from ltrbv.learners.training_set import NoRelevantDocumentError, require_relevant
+    from ltrbv.learners.training_sets import NoRelevantDocumentError, require_relevant
 
     with pytest.raises(NoRelevantDocumentError, match=r"^fold X: no document with a positive label \(3 queries, 6 "):
         require_relevant(_queries([[0, 0], [0, 0], [0, 0]]), "fold X")
@@ -110,7 +110,7 @@ def test_a_bag_sub_sample_of_zero_label_queries_is_refused_naming_bag_and_sub_mo
     import numpy as np
 
     from ltrbv.learners.bag import Bag
-    from ltrbv.learners.training_set import NoRelevantDocumentError
+    from ltrbv.learners.training_sets import NoRelevantDocumentError
 
     train = _queries([[0, 0, 0], [0, 2, 1], [0, 0], [0, 0, 0]])
     bag = Bag(kind="random_forest", params={"n_estimators": 2}, n_models=8, sample_fraction=0.25, name="bl")

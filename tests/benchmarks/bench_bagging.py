@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the oracle of test_lambdamart_rand
 
 
-from ltrbv.bagging import sample_queries  # noqa: E402
+from ltrbv.learners.bagging import sample_queries  # noqa: E402
 from ltrbv.data.letor import read_letor  # noqa: E402
 from ltrbv.learners import LambdaMART  # noqa: E402
 from test_lambdamart_rand import per_round_subset_oracle  # noqa: E402

@@ -124,7 +124,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.latex:
         write_text(args.latex, latex(comparison, args.test))
     if args.plot:
-        from ..figures.compare import difference_plot
+        from .figures import difference_plot
 
         difference_plot(comparison, args.plot)  # matplotlib checked before any work
     if args.json:

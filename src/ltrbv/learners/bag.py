@@ -1,8 +1,8 @@
 """BL-MART as a learner: a bag of sub-models of a built-in learner (Ganjisaffar, Caruana & Lopes 2011, §3.5).
 
-A config entry of kind ``bag`` names its ``base`` learner; :func:`bag_spec` resolves it (the schema
-fills the defaults: 67% of the queries per sub-model, min-max combination).  :class:`Bag` fits one
-sub-model (:meth:`Bag.fit_submodel`, one job each in the core run, rules/bagging.smk) or all of them
+A config entry of kind ``bag`` names its ``base`` learner; :func:`ltrbv.sections.core.grid.bag_spec` resolves it
+(the schema fills the defaults: 67% of the queries per sub-model, min-max combination).  :class:`Bag` fits one
+sub-model (:meth:`Bag.fit_submodel`, one job each in the core run, rules/core.smk) or all of them
 in turn and combines them (:meth:`Bag.fit_predict`, the bias-variance study).  Both use one seed
 scheme: sub-model ``k`` of a run whose seed keys are ``keys`` (the config seed first, then e.g.
 dataset, fold, learner, replicate) trains with ``derive_seed(*keys, "sub", k)`` on the queries drawn
@@ -15,32 +15,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bagging import combine, sample_queries
+from .bagging import combine, sample_queries
 from ..seeding import derive_seed
-from .training_set import require_relevant
+from .training_sets import require_relevant
 
 #: config ``kind`` of a bagged learner
 BAG_KIND = "bag"
-
-
-def sorted_dict(value):
-    """A dict with its keys sorted, recursively (Snakemake compares params by repr())."""
-    return {key: sorted_dict(value[key]) for key in sorted(value)} if isinstance(value, dict) else value
-
-
-def bag_spec(config: dict, learner: str) -> dict:
-    """A bag entry (defaults filled in by the schema) with its sub-models' learner: base entry + ``base_params``."""
-    params = config["learners"][learner]["params"]
-    base = config["learners"][params["base"]]
-    return {
-        "name": learner,
-        "base": params["base"],
-        "kind": base["kind"],
-        "params": sorted_dict({**base.get("params", {}), **params.get("base_params", {})}),
-        "n_models": int(params["n_models"]),
-        "sample_fraction": float(params["sample_fraction"]),
-        "combine": params["combine"],
-    }
 
 
 def submodel_seeds(keys, k: int) -> tuple[int, int]:

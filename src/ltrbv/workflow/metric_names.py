@@ -10,7 +10,7 @@ from ..metrics import canonical_metric
 METRIC_KEYS = (
     ("metrics",),
     ("figures", "metric"),
-    ("experiments", "bag_size", "metric"),
+    ("bagging", "bag_size", "metric"),
     ("biasvar", "metrics"),
     ("biasvar", "zhang", "metrics"),
     ("biasvar", "significance", "metrics"),

@@ -26,7 +26,9 @@ from snakemake.utils import update_config
 
 from . import paths
 from .datasets import SPLITS, raw_file
+from ..sections.biasvar.grid import STUDY_PREDICTION
 from .dryrun import Job, job_counts, parse_jobs
+from .sections import SECTIONS
 
 REPO = Path(__file__).resolve().parents[3]
 #: the study's training rules, one per scheme: a job fits a run's B (bootstrap) or 2J (two-fold) models
@@ -139,7 +141,7 @@ def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
     rows = []
     for root in benchmark_roots:
         for path in Path(root).rglob("*.tsv"):
-            parsed = paths.parse_job(path.relative_to(root).with_suffix("").as_posix())
+            parsed = paths.parse_job(path.relative_to(root).with_suffix("").as_posix(), SECTIONS.jobs())
             if parsed is None:  # not a benchmark file of a rule's job
                 continue
             rule, wildcards = parsed
@@ -205,7 +207,7 @@ def calibration_targets(jobs: list[Job]) -> list[str]:
 CALIBRATION_TARGETS = {
     "train_model": paths.fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
     # a study job's first model (its job makes them all)
-    "train_biasvar_bootstrap": paths.fill(paths.STUDY_PREDICTION, scheme="bootstrap", replicate="1", file="test.scores"),
-    "train_biasvar_twofold": paths.fill(paths.STUDY_PREDICTION, scheme="twofold", replicate="1a", file="test.scores"),
+    "train_biasvar_bootstrap": paths.fill(STUDY_PREDICTION, scheme="bootstrap", replicate="1", file="test.scores"),
+    "train_biasvar_twofold": paths.fill(STUDY_PREDICTION, scheme="twofold", replicate="1a", file="test.scores"),
     "bag_submodel": paths.fill(paths.SUBMODEL, file="test.scores"),
 }

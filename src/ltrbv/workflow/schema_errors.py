@@ -51,8 +51,9 @@ def _validator_class():
     return validators.extend(Draft202012Validator, {"properties": set_defaults})
 
 
-def _load(schema_path) -> dict:
-    return yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+def _load(schema) -> dict:
+    """A schema: given as a dict, or the path of its YAML file."""
+    return schema if isinstance(schema, dict) else yaml.safe_load(Path(schema).read_text(encoding="utf-8"))
 
 
 def _unknown_keys(error) -> list[str]:
@@ -125,7 +126,8 @@ def format_schema_error(error, prefix: str = "", misspelt: set[tuple] = frozense
 
 
 def schema_problems(config: dict, schema_path, prefix: str = "") -> list[str]:
-    """Every problem of ``config`` against the schema at ``schema_path``, one line each (config unchanged)."""
+    """Every problem of ``config`` against the schema (a dict, or the path of its file), one line each (config
+    unchanged)."""
     schema = _load(schema_path)
     validator = _validator_class()(schema)
     errors = list(validator.iter_errors(copy.deepcopy(config)))

@@ -1,56 +1,58 @@
-"""The workflow's sections: the core run and the optional experiments, each behind one protocol.
+"""The registry of the workflow's sections, in order: the one place that names them all.
 
-A section is a top-level config key with a job grid module that provides
+Each section is a folder ``ltrbv/sections/<name>/`` with a rules file ``rules/<name>.smk`` and a schema
+``config/schema/<name>.schema.yaml`` (:mod:`ltrbv.workflow.section`).  The Snakefile includes every section's
+rules and asks every section for its targets; the config check (:mod:`ltrbv.workflow.config_checks`) asks each
+for its schema, its generated learners and its problems.  A new section is one line here.
 
-* ``settings(config)``: its settings (defaults filled in by the schema), or None when it is off;
-* ``targets(config)``: the files it makes, requested by ``rule all`` when it is on;
-* ``problems(config)``: config mistakes the schema cannot see, each naming its key;
-
-and optionally a schema file of its own under ``config/schema/``, and ``expand(config)``, which adds
-the learners the section generates to ``learners:`` (run once by ``check_config``, before the core
-run's checks, so that generated learners are checked and trained like the config's own).  A new
-experiment is one more entry in :data:`SECTIONS` (plus its rules).
+The registry sits above the sections (it imports them) and the sections above the workflow's kernel
+(``paths``, ``datasets``, ``validation`` ...); a section that needs another's targets (the catalog's target
+entries, the report's pages) is handed the registry, it does not import it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from types import ModuleType
-
-from . import active_grid, bagging_grid, biasvar_grid, catalog_grid, core_grid, diagnostics_grid
+from ..sections import active, bagging, biasvar, catalog, core, diagnostics, report
+from .section import Page, Section
 
 
-@dataclass(frozen=True)
-class Section:
-    key: str  # its top-level config key
-    grid: ModuleType  # provides settings, targets, problems
-    schema: str | None = None  # file under config/schema/ validating config[key], if any
+class Sections(tuple):
+    """The sections in order (the core run first, the report last), with what is asked of all of them."""
 
-    def settings(self, config: dict):
-        return self.grid.settings(config)
+    def by_key(self, key: str) -> Section:
+        for section in self:
+            if section.key == key:
+                return section
+        raise KeyError(key)
+
+    def keys(self) -> list[str]:
+        return [section.key for section in self if section.key is not None]
+
+    def on(self, config: dict, key: str) -> bool:
+        """Whether the config switches on the section whose config key is ``key``."""
+        return any(section.key == key and section.on(config) for section in self)
 
     def targets(self, config: dict) -> list[str]:
-        return self.grid.targets(config) if self.settings(config) is not None else []
+        """What ``rule all`` asks for: every section's targets, then the files derived from them (the report)."""
+        made = [target for section in self for target in section.targets(config)]
+        derived = [target for section in self if hasattr(section.grid, "derived_targets")
+                   for target in section.grid.derived_targets(made, self)]
+        return made + derived
 
-    def problems(self, config: dict) -> list[str]:
-        return self.grid.problems(config) if self.settings(config) is not None else []
+    def jobs(self) -> dict[str, str]:
+        """``{rule: job name template}`` of every rule (the ``{job}`` of log and benchmark files)."""
+        out = {}
+        for section in self:
+            for rule, job in section.jobs.items():
+                if rule in out:
+                    raise ValueError(f"rule {rule!r} is declared by two sections")
+                out[rule] = job
+        return out
 
-    def expand(self, config: dict) -> list[str]:
-        if self.settings(config) is None or not hasattr(self.grid, "expand"):
-            return []
-        return self.grid.expand(config)
-
-
-SECTIONS = (
-    Section("run", core_grid),
-    Section("experiments", bagging_grid),
-    Section("biasvar", biasvar_grid, "biasvar.schema.yaml"),
-    Section("active", active_grid, "active.schema.yaml"),
-    Section("diagnostics", diagnostics_grid, "diagnostics.schema.yaml"),
-    Section("catalog", catalog_grid, "catalog.schema.yaml"),
-)
+    def pages(self) -> dict[str, Page]:
+        """``{page: Page}`` of every section's tables and summaries the report shows."""
+        return {name: page for section in self for name, page in section.pages.items()}
 
 
-def all_targets(config: dict) -> list[str]:
-    """What ``rule all`` asks for: every section's targets, asked the same way."""
-    return [target for section in SECTIONS for target in section.targets(config)]
+SECTIONS = Sections((core.SECTION, bagging.SECTION, biasvar.SECTION, active.SECTION, diagnostics.SECTION,
+                     catalog.SECTION, report.SECTION))

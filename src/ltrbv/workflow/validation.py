@@ -6,12 +6,22 @@ Each function returns a list of problems, each naming the config key it is about
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 
 import yaml
 
 from ..learners import LEARNER_KINDS, checked_learner
+
+
+def unknown_name(key: str, name, known, where: str) -> str:
+    """The one message for a config value that names an entry which does not exist: ``run.learners names 'lm',
+    which is not under learners: [...]``, with a did-you-mean when a known name is close."""
+    names = sorted(map(str, known))
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{key} names {name!r}, which is not under {where}: {names}{hint}"
 
 
 def accepted_params(cls) -> set[str]:
