@@ -10,12 +10,11 @@ depends on the run (learners, fold, pool size, sizes, convention) is resolved he
 
 from __future__ import annotations
 
-import inspect
-
 from ..learners import LEARNER_KINDS
 from ..learners.bag import BAG_KIND, bag_spec
 from . import paths
 from .core_grid import bag_learners, parsed_files, trainable
+from .validation import param_problems
 
 EXPERIMENTS = ("bag_size", "variance_trials", "bagging_table")
 
@@ -145,12 +144,10 @@ def bag_problems(config: dict) -> list[str]:
             problems.append(f"learners.{name}.params.base: {base!r} is of kind "
                             f"{config['learners'][base]['kind']!r}; a bag's sub-models must be a built-in "
                             f"learner ({', '.join(sorted(LEARNER_KINDS))})")
-        else:
-            accepted = inspect.signature(LEARNER_KINDS[config["learners"][base]["kind"]]).parameters
-            for key in params.get("base_params", {}):
-                if key not in accepted or key in ("random_state", "n_threads"):
-                    problems.append(f"learners.{name}.params.base_params: {key!r} is not a parameter of "
-                                    f"{base!r} ({config['learners'][base]['kind']})")
+        else:  # each override's value too, over the base's params (by the base class's constraint table)
+            problems += param_problems(LEARNER_KINDS[config["learners"][base]["kind"]], params.get("base_params", {}),
+                                       f"learners.{name}.params.base_params",
+                                       base=config["learners"][base].get("params", {}))
     return problems
 
 
