@@ -15,8 +15,8 @@ A constraint is a :class:`Constraint`, ``None`` (the value None), ``"boolean"`` 
 The same table gives the check (:func:`validate_params`, a :class:`ParameterError` naming the parameter) and the
 JSON schema of the parameters (:func:`params_schema`; ``config/schema/config.schema.yaml`` holds it, generated).
 
-Numbers from a config file arrive as YAML scalars.  One rule for every parameter: an integer is an
-``numbers.Integral`` and not a bool (``10.5``, ``10.0`` and ``true`` are refused, never rounded); a real is a
+Numbers from a config file arrive as YAML scalars.  One rule for every parameter: an integer is a
+``numbers.Integral`` and not a bool (``10.5``, ``500.0`` and ``true`` are refused, never rounded); a real is a
 finite ``numbers.Real`` and not a bool (``.nan`` and ``.inf`` are refused, never clamped).
 """
 
