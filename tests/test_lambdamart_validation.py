@@ -84,7 +84,7 @@ def test_callbacks_reproduce_xgboosts_own_training_loop():
 
 
 @pytest.mark.parametrize("params,message", [
-    ({"eval_convention": "trec"}, "eval_convention: unknown metric convention"),
+    ({"eval_convention": "trec"}, "eval_convention must be one of 'standard', 'letor4'"),
     ({"eval_convention": "letor4", "eval_metric": "ndcg@x"}, "eval_metric:"),
     ({"eval_metric": "nDCG@10"}, "eval_metric must be an XGBoost ranking metric"),
 ])
@@ -136,7 +136,7 @@ def test_lightgbm_validates_with_the_package_metric_of_each_rounds_model():
         want = evaluate(scores, valid.labels, valid.query_offsets, ("ndcg@10",), convention="letor4")["ndcg@10"]
         assert history[i] == pytest.approx(float(np.mean(want)), abs=1e-9)
     assert best - 1 == int(np.argmax(history))  # LightGBM keeps the first best round
-    with pytest.raises(ValueError, match="eval_convention: unknown metric convention"):
+    with pytest.raises(ValueError, match="eval_convention must be one of 'standard', 'letor4'"):
         LightGBMRanker(eval_convention="trec")._validate_params()
     with pytest.raises(ValueError, match="eval_metric must be ndcg@k"):
         LightGBMRanker(eval_metric="map")._validate_params()

@@ -153,7 +153,7 @@ def test_lightgbm_equals_lightgbm_itself(splits):
 
 @pytest.mark.parametrize("params, message", [
     ({"eval_metric": "map"}, "eval_metric must be ndcg@k"),
-    ({"learning_rate": float("nan")}, "learning_rate must be finite"),
+    ({"learning_rate": float("nan")}, "learning_rate must be a finite number > 0, got nan"),
     ({"n_estimators": 10.5}, "n_estimators must be an integer"),
     ({"max_depth": 0}, "max_depth must be -1"),
 ])

@@ -254,7 +254,7 @@ def test_the_workflow_config_accepts_the_kind_and_refuses_its_bad_params():
     assert learner_problems(config) == []
     config["learners"]["svm"]["params"] = {"C": 0}
     [problem] = learner_problems(config)
-    assert problem.startswith("learners.svm.params: C must be in (0, inf")
+    assert problem.startswith("learners.svm.params.C: must be a finite number > 0 or a non-empty list"), problem
     config["learners"]["svm"]["params"] = {"gamma": 1}
     assert "unknown parameter(s) ['gamma']" in learner_problems(config)[0]
 

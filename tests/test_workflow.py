@@ -115,7 +115,9 @@ def test_bad_raw_line_fails_the_job_naming_file_and_line(tmp_path):
 
 @pytest.mark.parametrize(
     "params, message",
-    [({"n_trees": 10}, "unknown parameter(s) ['n_trees']"), ({"splitting": "listwise"}, "splitting must be one of")],
+    [({"n_trees": 10}, "learners.rf.params.n_trees: unknown key"),
+     ({"splitting": "listwise"}, "learners.rf.params.splitting: 'listwise' is not one of"),
+     ({"n_estimators": 500.0}, "learners.rf.params.n_estimators: must be an integer >= 1, got 500.0")],
 )
 def test_bad_learner_parameters_fail_before_any_job(tmp_path, params, message):
     config = {**SMALL, "learners": {**SMALL["learners"], "rf": {"kind": "random_forest", "params": params}}}

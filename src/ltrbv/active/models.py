@@ -17,6 +17,8 @@ that share of the training half only (the "more training data" experiment, §5.2
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from ..data.ranking_data import RankingData
@@ -29,7 +31,7 @@ MODEL_KINDS = ("rf_class", "ordered_logit", "rf_reg", "lambdamart", "ranking_svm
 
 def model_problems(name: str, spec: dict) -> list[str]:
     """Bad parameters of one model entry, found by building its learner (checked before any job)."""
-    from ..checks import check_real
+    from ..checks import Interval, ListOf, check_param
     from ..forest import RankingForest
     from ..learners import LambdaMART, checked_learner
 
@@ -46,11 +48,8 @@ def model_problems(name: str, spec: dict) -> list[str]:
             unknown = sorted(set(params) - {"prior_variances"})
             if unknown:
                 return [f"{where}: unknown parameter(s) {unknown} for kind 'ordered_logit'; accepted: ['prior_variances']"]
-            variances = params.get("prior_variances", [1.0])
-            if not isinstance(variances, list) or not variances:
-                raise ValueError(f"prior_variances must be a non-empty list, got {variances!r}")
-            for v in variances:
-                check_real("prior_variances", v, low=0.0, low_open=True)
+            check_param("prior_variances", params.get("prior_variances", [1.0]),
+                        [ListOf(Interval(Real, 0, None, closed="neither"), unique=False)])
     except (TypeError, ValueError) as error:
         return [f"{where}: {error}"]
     return []

@@ -25,13 +25,14 @@ seed gives bit-identical predictions at any thread count.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
+from ..checks import Interval, ParameterError, RealNotInt, StrOptions
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
 from ..learners._sklearn_api import RankerAPI, training_data
@@ -51,25 +52,6 @@ UNLIMITED = np.iinfo(np.int32).max
 PRINTED_IS_CONSTANT = ("listwise_objective='ndcg-printed' builds a constant model: every split of a tie group "
                        "(gain G_T + G_B, summed discounts D_T + D_B) changes Algorithm 4's printed value by "
                        "-(G_T*D_B + G_B*D_T) <= 0, so no listwise node ever splits and each tree is one leaf")
-
-
-def _is_integer(value) -> bool:
-    """An integer (not a bool), or a float with an integral value (as YAML may give)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return False
-    if isinstance(value, numbers.Integral):
-        return True
-    return math.isfinite(value) and float(value).is_integer()
-
-
-def _check_integer(name: str, value, minimum: int, allow_none: bool = False):
-    """value as an int >= minimum (or None when allowed); ValueError naming the parameter otherwise."""
-    if value is None and allow_none:
-        return None
-    if not _is_integer(value) or int(value) < minimum:
-        what = f"an integer >= {minimum}" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -132,53 +114,57 @@ class RankingForest(RankerAPI):
     random_state: int = 0
     n_threads: int = 1
 
-    def _validate_params(self) -> None:
-        """Refuse every value that would otherwise grow something other than what was asked for (called by fit:
-        __init__ stores the parameters unchanged; an integral float, 10.0 from YAML, becomes the int 10)."""
-        if self.splitting not in SPLITTINGS:
-            raise ValueError(f"splitting must be one of {SPLITTINGS}, got {self.splitting!r}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
-        if self.discount not in DISCOUNTS:
-            raise ValueError(f"discount must be one of {DISCOUNTS}, got {self.discount!r}")
-        if not isinstance(self.thresholds, str) or self.thresholds not in THRESHOLDS:
-            raise ValueError(f"thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
-        if not isinstance(self.listwise_objective, str) or self.listwise_objective not in LISTWISE:
-            raise ValueError(f"listwise_objective must be one of {tuple(LISTWISE)}, got {self.listwise_objective!r}")
-        if self.listwise_objective == "ndcg-printed" and self.splitting in ("list", "hybrid"):
-            warnings.warn(PRINTED_IS_CONSTANT, UserWarning, stacklevel=3)
-        if not isinstance(self.exploration, str) or self.exploration not in EXPLORATIONS:
-            raise ValueError(f"exploration must be one of {tuple(EXPLORATIONS)}, got {self.exploration!r}")
-        self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)
-        if (isinstance(self.subsample, bool) or not isinstance(self.subsample, numbers.Real)
-                or not 0.0 < self.subsample <= 1.0):  # NaN fails the comparison too
-            raise ValueError(f"subsample must be a number in (0, 1], got {self.subsample!r}")
-        if self.max_features is not None:
-            if _is_integer(self.max_features) and not isinstance(self.max_features, float):
-                self.max_features = _check_integer("max_features", self.max_features, 1)
-            elif (isinstance(self.max_features, float) and not isinstance(self.max_features, bool)
-                  and 0.0 < self.max_features <= 1.0):
-                pass  # a fraction of the features
-            else:
-                raise ValueError(f"max_features must be None, an integer >= 1 or a fraction in (0, 1], "
-                                 f"got {self.max_features!r}")
-        self.min_samples_leaf = _check_integer("min_samples_leaf", self.min_samples_leaf, 1)
-        self.min_samples_split = _check_integer("min_samples_split", self.min_samples_split, 2)
-        self.max_depth = _check_integer("max_depth", self.max_depth, 1, allow_none=True)
-        self.listwise_levels = _check_integer("listwise_levels", self.listwise_levels, 0)  # 0: as RF-point
-        self.truncation = _check_integer("truncation", self.truncation, 1, allow_none=True)
-        # every discount divides by a positive, increasing power (eq. 14-15): alpha, beta finite and > 0;
-        # log2 ignores the power, which is still refused if it is not a positive finite number
-        if (isinstance(self.discount_power, bool) or not isinstance(self.discount_power, numbers.Real)
-                or not math.isfinite(self.discount_power) or self.discount_power <= 0):
-            raise ValueError(f"discount_power must be a finite number > 0, got {self.discount_power!r}")
-        self.n_threads = _check_integer("n_threads", self.n_threads, 1)
-        self.feature_subset = _check_integer("feature_subset", self.feature_subset, 1, allow_none=True)
-        self.feature_subset_seed = _check_integer("feature_subset_seed", self.feature_subset_seed, 0)
+    _parameter_constraints = {
+        "splitting": [StrOptions(SPLITTINGS)],
+        "criterion": [StrOptions(CRITERIA)],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right"),
+                         None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "listwise_levels": [Interval(Integral, 0, None, closed="left")],  # 0: as RF-point
+        "discount": [StrOptions(DISCOUNTS)],
+        # every discount divides by a positive, increasing power (eq. 14-15); log2 ignores it, still checked
+        "discount_power": [Interval(Real, 0, None, closed="neither")],
+        "truncation": [Interval(Integral, 1, None, closed="left"), None],
+        "listwise_objective": [StrOptions(LISTWISE)],
+        "exploration": [StrOptions(EXPLORATIONS)],
+        "feature_subset": [Interval(Integral, 1, None, closed="left"), None],
+        "feature_subset_seed": [Interval(Integral, 0, None, closed="left")],
+        "thresholds": [StrOptions(THRESHOLDS)],
+        "keep_trees": ["boolean"],
+    }
+    _parameter_notes = {
+        "splitting": "point: RF-point; list: RF-list; hybrid: RF-hybrid-L (listwise above listwise_levels); "
+                     "rand: RF-rand",
+        "criterion": "the pointwise splits' criterion",
+        "subsample": "share of training queries per tree, without replacement",
+        "max_features": "K features per node: an integer, a float share of the features, or null: floor(log2 M) + 1",
+        "min_samples_split": "n_min, the fewest documents a node needs to be split",
+        "max_depth": "null: unlimited",
+        "listwise_levels": "hybrid: the depth above which splits are listwise",
+        "discount": "the NDCG objective's discount: log2, log-power (eq. 14) or rank-power (eq. 15)",
+        "discount_power": "alpha of log-power, beta of rank-power",
+        "truncation": "k of the NDCG@k objective; null: untruncated",
+        "listwise_objective": "ndcg (eq. 11-13), err (expected ERR; takes no NDCG option) or ndcg-printed "
+                              "(Algorithm 4 as printed: a constant model)",
+        "exploration": "the order a tree expands its open nodes (Table XVI)",
+        "feature_subset": "M: train and predict on M of the data's features (Fig. 10); null: all",
+        "feature_subset_seed": "the seed of the feature subset (not random_state: the same for every fold and seed)",
+        "thresholds": "exact: midpoints of the node's values; hist: at most 255 bins per feature",
+        "keep_trees": "false: keep only the predictions of the targets (a large forest never sits in memory)",
+    }
+
+    def _check_together(self) -> None:
+        """The ERR objective takes no NDCG option; the printed objective warns that it builds a constant."""
         if self.listwise_objective == "err" and (self.discount != "log2" or self.discount_power != 1.0
                                                   or self.truncation is not None):
-            raise ValueError(f"discount, discount_power and truncation shape the NDCG objective; "
-                             f"listwise_objective={self.listwise_objective!r} takes none of them")
+            raise ParameterError(f"discount, discount_power and truncation shape the NDCG objective; "
+                                 f"listwise_objective={self.listwise_objective!r} takes none of them")
+        if self.listwise_objective == "ndcg-printed" and self.splitting in ("list", "hybrid"):
+            warnings.warn(PRINTED_IS_CONSTANT, UserWarning, stacklevel=4)
 
     # -- configuration ----------------------------------------------------------
     def _listwise_depth(self) -> int:
@@ -187,7 +173,7 @@ class RankingForest(RankerAPI):
     def _k(self, n_features: int) -> int:
         if self.max_features is None:
             return int(math.floor(math.log2(n_features))) + 1
-        if isinstance(self.max_features, float):  # a fraction in (0, 1]
+        if not isinstance(self.max_features, Integral):  # a fraction in (0, 1]
             return max(1, min(int(self.max_features * n_features), n_features))
         return max(1, min(int(self.max_features), n_features))
 

@@ -1,7 +1,10 @@
 """The scikit-learn estimator API of the built-in learners, beside their RankingData API.
 
-A learner is a dataclass whose ``__init__`` stores its parameters unchanged; ``_validate_params()``
-refuses a bad value (called by ``fit``, and by the workflow's config check before any job).
+A learner is a dataclass whose ``__init__`` stores its parameters unchanged; its ``_parameter_constraints``
+table declares each parameter's allowed values (:mod:`ltrbv.checks`), and ``_validate_params()`` refuses a bad
+value by that table and then by the class's ``_check_together()`` (rules over several parameters), called by
+``fit`` and by the workflow's config check before any job.  The config schema's ``learners.<name>.params`` branch
+of each kind is generated from the same table (:meth:`RankerAPI.params_schema`).
 :class:`RankerAPI` adds what scikit-learn's tools need, without importing scikit-learn (a training job
 does not pay for it):
 
@@ -21,11 +24,14 @@ The RankingData forms ``fit(train, valid)`` and ``predict(data)`` are unchanged.
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
 
+from ..checks import params_schema, validate_params
 from ..data.ranking_data import RankingData
+from . import RUN_PARAMETERS
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -79,7 +85,34 @@ def training_data(X, y=None, qid=None, valid=None) -> tuple[RankingData, Ranking
 
 
 class RankerAPI:
-    """get_params / set_params / n_features_in_ and scikit-learn's tags for a learner dataclass."""
+    """get_params / set_params / n_features_in_ and scikit-learn's tags for a learner dataclass, and the check of
+    its parameters by its ``_parameter_constraints`` table (name -> constraints, every field but the
+    :data:`RUN_PARAMETERS`) and its ``_check_together`` hook."""
+
+    _parameter_constraints: ClassVar[dict] = {}
+    #: a sentence per parameter for the config schema's description (optional)
+    _parameter_notes: ClassVar[dict] = {}
+
+    @classmethod
+    def _constraints(cls) -> dict:
+        """The whole table: the run parameters, then the class's own (which may narrow them)."""
+        return {**RUN_PARAMETERS, **cls._parameter_constraints}
+
+    def _validate_params(self) -> None:
+        """Refuse a bad parameter, naming it (ltrbv.checks.ParameterError, a ValueError): each by the table, then
+        the rules over several (called by fit; __init__ stores the parameters unchanged)."""
+        validate_params(self._constraints(), self.get_params())
+        self._check_together()
+
+    def _check_together(self) -> None:
+        """Rules over several parameters (a class's own; each single value has passed its constraints)."""
+
+    @classmethod
+    def params_schema(cls) -> dict:
+        """The JSON schema of a config entry's ``params`` (every parameter but the run parameters)."""
+        table = {name: c for name, c in cls._parameter_constraints.items() if name not in RUN_PARAMETERS}
+        defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+        return params_schema(table, defaults, cls._parameter_notes)
 
     def get_params(self, deep: bool = True) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}

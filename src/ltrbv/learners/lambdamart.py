@@ -10,14 +10,15 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ..checks import check_integer, check_real
+from ..checks import Interval, ParameterError, StrOptions
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
 from ._sklearn_api import RankerAPI, training_data
-from ._validation_metric import check_validation_metric
+from ._validation_metric import EVAL_CONVENTION, check_validation_metric
 from .stopping import StoppingRule
 
 #: XGBoost's ranking metrics as eval_metric (the stopping rule reads them back from its evaluation log)
@@ -98,34 +99,58 @@ class LambdaMART(RankerAPI):
     random_state: int = 0
     n_threads: int = 1
 
-    def _validate_params(self) -> None:
-        """Refuse a bad parameter, naming it (called by fit; __init__ stores the parameters unchanged)."""
-        check_integer("n_estimators", self.n_estimators, minimum=1)
-        check_real("learning_rate", self.learning_rate, low=0.0, low_open=True)
-        check_integer("max_depth", self.max_depth, minimum=0)
-        check_integer("max_leaves", self.max_leaves, minimum=0)
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "max_depth": [Interval(Integral, 0, None, closed="left")],
+        "max_leaves": [Interval(Integral, 0, None, closed="left")],
+        "min_child_weight": [Interval(Real, 0, None, closed="left")],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bynode": [Interval(Real, 0, 1, closed="right")],
+        "reg_lambda": [Interval(Real, 0, None, closed="left")],
+        "eval_metric": [str],
+        "eval_convention": [EVAL_CONVENTION, None],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "lambdarank_pair_method": [StrOptions(("topk", "mean"))],
+        "lambdarank_num_pair_per_sample": [Interval(Integral, 1, None, closed="left"), None],
+        "ndcg_exp_gain": ["boolean"],
+        "max_bin": [Interval(Integral, 2, None, closed="left")],
+        "query_subsample": [Interval(Real, 0, 1, closed="right")],
+        "overfit_tolerance": [Interval(Real, 0, 1, closed="left"), None],
+        "overfit_max_extra_trees": [Interval(Integral, 0, None, closed="left")],
+        "eval_train": ["boolean"],
+    }
+    _parameter_notes = {
+        "n_estimators": "the cap on boosting rounds",
+        "max_depth": "0: no depth limit (then max_leaves must be > 0)",
+        "max_leaves": "0: no leaf limit (then max_depth must be > 0); > 0 grows lossguide",
+        "subsample": "XGBoost's row (document) sampling",
+        "colsample_bynode": "feature sampling per split (§3.3)",
+        "eval_metric": "without eval_convention, XGBoost's ranking metric (ndcg, map or pre, optionally @k and a "
+                       "trailing '-'); with it, this package's metric name (e.g. ndcg@10); checked when the learner "
+                       "is built",
+        "eval_convention": "validate (early stopping, overfitting tolerance) with this package's eval_metric under "
+                           "this convention, the dataset's own; null: XGBoost's metric, which scores a query without "
+                           "relevant documents as 1 (ndcg@k) or 0 (ndcg@k-)",
+        "early_stopping_rounds": "rounds without improvement of the validation metric before stopping; null: never",
+        "query_subsample": "share of training queries per boosting round (§3.3)",
+        "overfit_tolerance": "§3.5.2: relative validation drop allowed after the maximum (paper: 0.02)",
+        "overfit_max_extra_trees": "§3.5.2: at most this many trees after the maximum (paper: 250)",
+        "eval_train": "also evaluate eval_metric on the training set each round (eval_history)",
+    }
+
+    def _check_together(self) -> None:
+        """The tree size needs one limit; eval_metric is XGBoost's unless eval_convention names this package's."""
         if self.max_depth == 0 and self.max_leaves == 0:
-            raise ValueError("max_depth and max_leaves are both 0: the trees would have no size limit at all; "
-                             "set one of them")
-        check_real("min_child_weight", self.min_child_weight, low=0.0)
-        for name in ("subsample", "colsample_bynode", "query_subsample"):
-            check_real(name, getattr(self, name), low=0.0, high=1.0, low_open=True)
-        check_real("reg_lambda", self.reg_lambda, low=0.0)
+            raise ParameterError("max_depth and max_leaves are both 0: the trees would have no size limit at all; "
+                                 "set one of them")
         if self.eval_convention is None:
-            if not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
-                raise ValueError(f"eval_metric must be an XGBoost ranking metric (ndcg, map or pre, optionally @k "
-                                 f"and a trailing '-', e.g. ndcg@10), got {self.eval_metric!r}; or set "
-                                 f"eval_convention to use this package's metrics")
+            if not _EVAL_METRIC.fullmatch(self.eval_metric):
+                raise ParameterError(f"eval_metric must be an XGBoost ranking metric (ndcg, map or pre, optionally "
+                                     f"@k and a trailing '-', e.g. ndcg@10), got {self.eval_metric!r}; or set "
+                                     f"eval_convention to use this package's metrics", "eval_metric")
         else:
             check_validation_metric(self.eval_metric, self.eval_convention)
-        check_integer("early_stopping_rounds", self.early_stopping_rounds, minimum=1, allow_none=True)
-        if self.lambdarank_pair_method not in ("topk", "mean"):
-            raise ValueError(f"lambdarank_pair_method must be 'topk' or 'mean', got {self.lambdarank_pair_method!r}")
-        check_integer("lambdarank_num_pair_per_sample", self.lambdarank_num_pair_per_sample, minimum=1,
-                      allow_none=True)
-        check_integer("max_bin", self.max_bin, minimum=2)
-        check_real("overfit_tolerance", self.overfit_tolerance, low=0.0, high=1.0, high_open=True, allow_none=True)
-        check_integer("overfit_max_extra_trees", self.overfit_max_extra_trees, minimum=0)
 
     def _params(self, scale: float = 1.0) -> dict:
         params = {

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ..checks import check_integer, check_real
+from ..checks import Interval, Options, ParameterError
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
 from ._sklearn_api import RankerAPI, training_data
-from ._validation_metric import check_validation_metric
+from ._validation_metric import EVAL_CONVENTION, check_validation_metric
 
 _EVAL_METRIC = re.compile(r"ndcg@([1-9][0-9]*)")
 
@@ -48,27 +49,44 @@ class LightGBMRanker(RankerAPI):
     random_state: int = 0
     n_threads: int = 1
 
-    def _validate_params(self) -> None:
-        """Refuse a bad parameter, naming it (called by fit; __init__ stores the parameters unchanged)."""
-        check_integer("n_estimators", self.n_estimators, minimum=1)
-        check_real("learning_rate", self.learning_rate, low=0.0, low_open=True)
-        check_integer("max_leaves", self.max_leaves, minimum=2)
-        check_integer("max_depth", self.max_depth, minimum=-1)
-        if self.max_depth == 0:
-            raise ValueError("max_depth must be -1 (no limit) or >= 1, got 0")
-        check_real("min_child_weight", self.min_child_weight, low=0.0)
-        check_integer("min_child_samples", self.min_child_samples, minimum=1)
-        for name in ("subsample", "colsample_bynode"):
-            check_real(name, getattr(self, name), low=0.0, high=1.0, low_open=True)
-        check_real("reg_lambda", self.reg_lambda, low=0.0)
-        check_integer("max_bin", self.max_bin, minimum=2)
-        check_integer("lambdarank_truncation_level", self.lambdarank_truncation_level, minimum=1)
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "max_leaves": [Interval(Integral, 2, None, closed="left")],
+        "max_depth": [Options(Integral, (-1,)), Interval(Integral, 1, None, closed="left")],
+        "min_child_weight": [Interval(Real, 0, None, closed="left")],
+        "min_child_samples": [Interval(Integral, 1, None, closed="left")],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bynode": [Interval(Real, 0, 1, closed="right")],
+        "reg_lambda": [Interval(Real, 0, None, closed="left")],
+        "max_bin": [Interval(Integral, 2, None, closed="left")],
+        "lambdarank_truncation_level": [Interval(Integral, 1, None, closed="left")],
+        "eval_metric": [str],
+        "eval_convention": [EVAL_CONVENTION, None],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+    }
+    _parameter_notes = {
+        "max_leaves": "LightGBM's num_leaves",
+        "max_depth": "-1: no limit",
+        "min_child_weight": "LightGBM's min_sum_hessian_in_leaf",
+        "min_child_samples": "LightGBM's min_data_in_leaf",
+        "subsample": "LightGBM's bagging_fraction (of documents, each round)",
+        "colsample_bynode": "LightGBM's feature_fraction_bynode",
+        "eval_metric": "without eval_convention, ndcg@k (LightGBM's ndcg at eval_at = k); with it, this package's "
+                       "metric name; checked when the learner is built",
+        "eval_convention": "validate (early stopping) with this package's eval_metric under this convention, the "
+                           "dataset's own; null: LightGBM's ndcg",
+        "early_stopping_rounds": "rounds without improvement of the validation metric before stopping; null: never",
+    }
+
+    def _check_together(self) -> None:
+        """eval_metric is LightGBM's ndcg@k unless eval_convention names this package's metrics."""
         if self.eval_convention is not None:
             check_validation_metric(self.eval_metric, self.eval_convention)
-        elif not isinstance(self.eval_metric, str) or not _EVAL_METRIC.fullmatch(self.eval_metric):
-            raise ValueError(f"eval_metric must be ndcg@k (LightGBM's ndcg at eval_at = k), got {self.eval_metric!r}; "
-                             f"or set eval_convention to use this package's metrics")
-        check_integer("early_stopping_rounds", self.early_stopping_rounds, minimum=1, allow_none=True)
+        elif not _EVAL_METRIC.fullmatch(self.eval_metric):
+            raise ParameterError(f"eval_metric must be ndcg@k (LightGBM's ndcg at eval_at = k), got "
+                                 f"{self.eval_metric!r}; or set eval_convention to use this package's metrics",
+                                 "eval_metric")
 
     def _params(self) -> dict:
         metric = {"metric": "None"} if self.eval_convention is not None else {

@@ -50,13 +50,14 @@ from __future__ import annotations
 import importlib.util
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ..checks import check_integer, check_real
+from ..checks import Interval, ListOf, StrOptions
 from ..data.ranking_data import RankingData
 from ._sklearn_api import RankerAPI, training_data
-from ._validation_metric import check_validation_metric
+from ._validation_metric import EVAL_CONVENTION, check_validation_metric
 
 
 def require_scikit_learn() -> None:
@@ -71,18 +72,8 @@ _PAIR_SEED_TAG = 0x52534D  # "RSM": keeps the pair samples apart from other uses
 
 
 def _c_values(C) -> tuple[float, ...]:
-    """``C`` as a tuple of positive finite numbers (a number gives a 1-tuple); ValueError naming ``C``."""
-    if isinstance(C, (list, tuple)):
-        if len(C) == 0:
-            raise ValueError("C must be a positive number or a non-empty list of them, got an empty list")
-        values = tuple(C)
-    else:
-        values = (C,)
-    for value in values:
-        check_real("C", value, low=0.0, low_open=True)
-    if len(set(values)) != len(values):
-        raise ValueError(f"C: the list has repeated values: {list(C)!r}")
-    return tuple(float(v) for v in values)
+    """``C`` (checked: a positive number or a list of distinct ones) as a tuple of floats."""
+    return tuple(float(v) for v in (C if isinstance(C, (list, tuple)) else (C,)))
 
 
 @dataclass
@@ -99,18 +90,31 @@ class RankingSVM(RankerAPI):
     random_state: int = 0
     n_threads: int = 1
 
-    def _validate_params(self) -> None:
-        """Refuse a bad parameter, naming it (called by fit; __init__ stores the parameters unchanged)."""
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither"), ListOf(Interval(Real, 0, None, closed="neither"))],
+        "loss": [StrOptions(LOSSES)],
+        "max_pairs_per_query": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "eval_metric": [str],
+        "eval_convention": [EVAL_CONVENTION],
+        "random_state": [Interval(Integral, 0, 2**32 - 1, closed="both")],  # liblinear's seed
+    }
+    _parameter_notes = {
+        "C": "liblinear's C (it multiplies the sum of the pair losses); a list: each is fitted and the best on the "
+             "validation set kept",
+        "loss": "hinge: the L1-slack Ranking SVM (SVMrank's default); squared_hinge: L2 slacks",
+        "max_pairs_per_query": "a uniform sample of each query's pairs, seeded per query; null: all pairs",
+        "tol": "liblinear's stopping tolerance",
+        "max_iter": "liblinear's iteration cap",
+        "eval_metric": "this package's metric name, to choose C on the validation set",
+        "eval_convention": "the convention of eval_metric (the dataset's own)",
+    }
+
+    def _check_together(self) -> None:
+        """scikit-learn is installed (liblinear); eval_metric is a metric of eval_convention."""
         require_scikit_learn()
-        _c_values(self.C)
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        check_integer("max_pairs_per_query", self.max_pairs_per_query, minimum=1, allow_none=True)
-        check_real("tol", self.tol, low=0.0, low_open=True)
-        check_integer("max_iter", self.max_iter, minimum=1)
         check_validation_metric(self.eval_metric, self.eval_convention)
-        check_integer("random_state", self.random_state, minimum=0, maximum=2**32 - 1)
-        check_integer("n_threads", self.n_threads, minimum=1)
 
     # -- pairs -----------------------------------------------------------------
     def query_pairs(self, labels: np.ndarray, query: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,8 @@ import re
 
 import yaml
 
-from ..learners import LEARNER_KINDS, checked_learner
+from ..checks import ParameterError
+from ..learners import LEARNER_KINDS, RUN_PARAMETERS, checked_learner
 
 
 def unknown_name(key: str, name, known, where: str) -> str:
@@ -24,9 +25,39 @@ def unknown_name(key: str, name, known, where: str) -> str:
     return f"{key} names {name!r}, which is not under {where}: {names}{hint}"
 
 
-def accepted_params(cls) -> set[str]:
-    """The parameters a config entry may set for a built-in learner class."""
-    return {f.name for f in dataclasses.fields(cls) if f.init} - {"random_state", "n_threads"}
+def accepted_params(cls) -> list[str]:
+    """The parameters a config entry may set for a built-in learner class: its constraint table's (the run
+    parameters come from the job); a class without a table (command, python): its dataclass fields."""
+    if hasattr(cls, "_parameter_constraints"):
+        return [name for name in cls._parameter_constraints if name not in RUN_PARAMETERS]
+    return [f.name for f in dataclasses.fields(cls) if f.init and f.name not in RUN_PARAMETERS]
+
+
+def param_problems(cls, params: dict, where: str, base: dict | None = None) -> list[str]:
+    """Unknown or invalid ``params`` of built-in learner class ``cls``, found by building it once (its constraint
+    table, then its rules over several parameters); a bad value is named by its key, ``<where>.<param>``.
+
+    With ``base``, ``params`` override those (a bag's ``base_params`` over its base learner's): a problem of
+    ``base`` alone is left to the base's own entry."""
+    unknown = sorted(set(params) - set(accepted_params(cls)))
+    if unknown:
+        return [f"{where}: unknown parameter(s) {unknown} for kind {kind_of(cls)!r}; "
+                f"accepted: {sorted(accepted_params(cls))}"]
+    if base is not None and param_problems(cls, base, where):
+        return []
+    try:
+        checked_learner(cls, {**(base or {}), **params})
+    except ParameterError as error:
+        if error.param is not None and error.param in params:
+            return [f"{where}.{error.param}: {error.reason}"]
+        return [f"{where}: {error}"]
+    except (TypeError, ValueError) as error:
+        return [f"{where}: {error}"]
+    return []
+
+
+def kind_of(cls) -> str:
+    return next((kind for kind in LEARNER_KINDS if LEARNER_KINDS[kind] is cls), cls.__name__)
 
 
 def learner_problems(config: dict) -> list[str]:
@@ -34,22 +65,8 @@ def learner_problems(config: dict) -> list[str]:
     problems = []
     for name, entry in config["learners"].items():
         cls = LEARNER_KINDS.get(entry["kind"])
-        if cls is None:
-            continue
-        params = dict(entry.get("params", {}))
-        if dataclasses.is_dataclass(cls):
-            accepted = accepted_params(cls)
-            unknown = sorted(set(params) - accepted)
-            if unknown:
-                problems.append(
-                    f"learners.{name}.params: unknown parameter(s) {unknown} for kind {entry['kind']!r}; "
-                    f"accepted: {sorted(accepted)}"
-                )
-                continue
-        try:
-            checked_learner(cls, params)
-        except (TypeError, ValueError) as error:
-            problems.append(f"learners.{name}.params: {error}")
+        if cls is not None:
+            problems += param_problems(cls, dict(entry.get("params", {})), f"learners.{name}.params")
     return problems
 
 
@@ -61,7 +78,7 @@ def sweep_problems(config: dict, learners: list[str], param: str, values: list) 
         cls = LEARNER_KINDS.get(entry["kind"]) if entry else None
         if cls is None:
             continue  # unknown names and bags are reported by the study's own checks
-        if dataclasses.is_dataclass(cls) and param not in accepted_params(cls):
+        if param not in accepted_params(cls):
             problems.append(f"biasvar.sweep.param: {param!r} is not a parameter of learner {name!r} "
                             f"(kind {entry['kind']!r}); accepted: {sorted(accepted_params(cls))}")
             continue

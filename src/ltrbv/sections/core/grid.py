@@ -8,7 +8,6 @@ is a learner of the core run like any other: its sub-models and their combinatio
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 from ...learners import LEARNER_KINDS
@@ -17,7 +16,7 @@ from ...metrics.conventions import CONVENTIONS
 from ...workflow import paths
 from ...workflow.datasets import SPLITS, MissingDataError, check_raw_files, fetch_problems, raw_source
 from ...workflow.section import Page
-from ...workflow.validation import learner_problems, non_finite_values, unknown_name
+from ...workflow.validation import learner_problems, non_finite_values, param_problems, unknown_name
 
 JOBS = {
     "synthetic_folds": "synthetic_folds",
@@ -205,12 +204,10 @@ def bag_problems(config: dict) -> list[str]:
             problems.append(f"learners.{name}.params.base: {base!r} is of kind "
                             f"{config['learners'][base]['kind']!r}; a bag's sub-models must be a built-in "
                             f"learner ({', '.join(sorted(LEARNER_KINDS))})")
-        else:
-            accepted = inspect.signature(LEARNER_KINDS[config["learners"][base]["kind"]]).parameters
-            for key in params.get("base_params", {}):
-                if key not in accepted or key in ("random_state", "n_threads"):
-                    problems.append(f"learners.{name}.params.base_params: {key!r} is not a parameter of "
-                                    f"{base!r} ({config['learners'][base]['kind']})")
+        else:  # each override's value too, over the base's params (by the base class's constraint table)
+            problems += param_problems(LEARNER_KINDS[config["learners"][base]["kind"]], params.get("base_params", {}),
+                                       f"learners.{name}.params.base_params",
+                                       base=config["learners"][base].get("params", {}))
     return problems
 
 
