@@ -1,4 +1,4 @@
-"""The package's layers (README, "Layout"): a module imports only from its own layer or the layers below.
+"""The package's layers (docs/layout.md): a module imports only from its own layer or the layers below.
 
 forest/ does not import learners (the progressive-strength driver lives in study/), the job grids live
 under workflow/ (not in the engine packages), and the figures in figures/.

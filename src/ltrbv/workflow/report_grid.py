@@ -3,7 +3,7 @@
 Snakemake's report shows figures and HTML inline but Markdown and CSV only as downloads, so every table
 and summary a run makes gets an HTML page (``results/{dataset}/report/{page}.html``).  A page exists for a
 config exactly when its source file is among the run's targets.  Categories are numbered so that the
-report's menu opens on the summary and follows the order of the README.
+report's menu opens on the summary, then performance, bias and variance and the optional experiments.
 """
 
 from __future__ import annotations
