@@ -418,7 +418,7 @@ def test_second_run_does_nothing(catalog_run):
 
 # -- the shipped layouts ----------------------------------------------------------------------------------
 
-LAYOUTS = {  # as the README and config/catalog.yaml give them
+LAYOUTS = {  # as docs/catalog.md and config/catalog.yaml give them
     "mq2008": ["mq2008.yaml", "active-mq2008.yaml", "catalog.yaml"],
     "demo": ["demo.yaml", "active-demo.yaml", "catalog.yaml", "catalog-small.yaml"],
     "mslr-synth": ["mslr-synth.yaml", "catalog.yaml", "catalog-small.yaml"],

@@ -92,3 +92,42 @@ def test_every_subcommand_and_option_is_explained():
                        if not a.help and not isinstance(a, argparse._HelpAction)]
         assert not unexplained, f"ltrbv {name}: options without help {unexplained}"
     assert "``" not in top  # plain text, not reStructuredText
+
+
+def every_parser(parser, path=("ltrbv",)):
+    """(command path, parser) of the top-level parser and of every sub-command below it, however deep."""
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from every_parser(sub, (*path, name))
+
+
+def test_every_help_ends_with_one_example_that_parses():
+    """Each command's --help (walked from the parser, not listed here) ends with one ``Example:`` whose command
+    line is the command itself, with arguments its own parser accepts (issue 29)."""
+    import contextlib
+    import io
+    import shlex
+
+    from ltrbv.cli import build_parser
+
+    parsers = list(every_parser(build_parser()))
+    assert {" ".join(path) for path, _ in parsers} >= {"ltrbv evaluate", "ltrbv compare", "ltrbv biasvar",
+                                                        "ltrbv data", "ltrbv data verify", "ltrbv plan"}
+    for path, parser in parsers:
+        command = " ".join(path)
+        text = parser.format_help().rstrip("\n")
+        assert text.count("\nExample:\n") == 1, f"{command} --help: not one 'Example:' (found {text.count('Example:')})"
+        example = text.split("\nExample:\n", 1)[1].replace("\\\n", " ")  # shell continuation lines joined
+        assert "\n" not in example.strip(), f"{command} --help: the example is not the end, or not one command"
+        words = shlex.split(example)
+        assert words[:len(path)] == list(path) or len(path) == 1 and words[0] == "ltrbv", \
+            f"{command} --help: its example runs {' '.join(words[:3])!r}, another command"
+        with contextlib.redirect_stderr(io.StringIO()) as errors:
+            try:
+                build_parser().parse_args(words[1:])
+            except SystemExit:
+                raise AssertionError(f"{command} --help: its example does not parse: {errors.getvalue()}") from None

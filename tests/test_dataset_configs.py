@@ -1,15 +1,14 @@
 """The per-data-set configs (config/datasets/*.yaml): each, merged over the config its header names, passes the
 checks and plans its jobs without the data (placeholder folds); each agrees with its data set's shipped manifest;
-absent data is refused with the README section and the verify command."""
+absent data is refused naming the docs sections (docs/data.md) and the verify command."""
 
 from __future__ import annotations
-
-import re
 
 import pytest
 import yaml
 
 from conftest import REPO
+from markdown_links import anchors
 from ltrbv.data.manifest import manifest_named
 
 #: config file -> (the config its header merges it over, the manifest of its data set)
@@ -56,7 +55,7 @@ def test_dataset_config_plans_without_the_data(name):
     assert counts["train_biasvar_bootstrap"] > 0
 
 
-def test_absent_data_is_refused_naming_the_readme_section_and_the_verify_command():
+def test_absent_data_is_refused_naming_the_docs_sections_and_the_verify_command():
     from ltrbv.workflow.config_checks import ConfigError, check_config
     from ltrbv.workflow.plan import merged_config
 
@@ -66,7 +65,10 @@ def test_absent_data_is_refused_naming_the_readme_section_and_the_verify_command
         check_config(config)
     message = str(error.value)
     assert "/nonexistent/istella/full/train.txt" in message and "/nonexistent/istella/full/vali.txt" not in message
-    assert "`ltrbv data verify ROOT` checks them (README, section Data)" in message
-    readme = (REPO / "README.md").read_text()
-    assert re.search(r"^## Data$", readme, re.M) and "ltrbv data verify" in readme
-    assert (REPO / "docs" / "data.md").is_file()
+    assert "every data set: docs/data.md#where-to-get-the-data-sets." in message
+    assert "`ltrbv data verify ROOT` checks them (docs/data.md#checking-a-copy-ltrbv-data-verify-root)" in message
+    page = (REPO / "docs" / "data.md").read_text()  # the sections it names exist, with what it says they hold
+    assert {"where-to-get-the-data-sets", "checking-a-copy-ltrbv-data-verify-root"} <= anchors(page)
+    where, verify = (page.split("\n## " + title, 1)[1].split("\n## ", 1)[0]
+                     for title in ("Where to get the data sets", "Checking a copy"))
+    assert "istella" in where and "ltrbv data verify" in verify

@@ -18,7 +18,7 @@ def mq2008_run(tmp_path_factory):
     require(MQ2008 / "Fold5" / "test.txt")
     config = yaml.safe_load((REPO / "config" / "mq2008.yaml").read_text())
     config["datasets"]["mq2008"]["root"] = str(MQ2008)
-    # RF-list and RF-hybrid take minutes per fold: their MQ2008 figures are measured outside CI (README)
+    # RF-list and RF-hybrid take minutes per fold: their MQ2008 figures are measured outside CI (docs/learners.md#performance-on-mq2008)
     config["run"]["learners"] = ["lambdamart", "rf-point", "rf-rand"]
     # the bias-variance study and the tree diagnostics on MQ2008 take tens of minutes (measured outside CI)
     config["biasvar"] = {"enabled": False}

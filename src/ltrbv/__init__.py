@@ -5,11 +5,13 @@ stays cheap)::
 
     import ltrbv
     data = ltrbv.ranking_data(qid, labels)                     # documents of a query contiguous
-    ltrbv.evaluate(scores, data.labels, data.query_offsets, ["nDCG@10", "AP"])   # per-query values
+    ltrbv.evaluate(scores, data.labels, data.query_offsets, ["ndcg@10", "map"])  # per query (standard)
+    ltrbv.evaluate(scores, data.labels, data.query_offsets, ["nDCG@10", "AP"], convention="trec_eval")
     ltrbv.decompose(data, model_scores, "bootstrap", metrics=["ndcg"]).summary  # Ibrahim 2021
     ltrbv.compare_scores(data, {"a": scores_a, "b": scores_b}).table           # paired tests
 
-``read_letor(path)`` reads a LETOR/SVMlight file into the same ``RankingData``.
+``read_letor(path)`` reads a LETOR/SVMlight file into the same ``RankingData``.  More, with the scikit-learn
+estimators: docs/api.md.
 """
 
 from __future__ import annotations

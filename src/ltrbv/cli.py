@@ -224,24 +224,55 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class HelpWithExample(argparse.HelpFormatter):
+    """argparse's help, with an epilog that starts with ``Example:`` kept as written (its command lines unwrapped);
+    the descriptions are wrapped as usual."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("Example:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+class RawWithExample(argparse.RawDescriptionHelpFormatter):
+    """The top-level help: its description (this module's docstring) as written."""
+
+
+def example(command: str) -> str:
+    """The epilog of a command's --help: one example (the line, or lines, of a shell command)."""
+    return "Example:\n  " + command.strip().replace("\n", "\n  ")
+
+
+def _every_parser(parser: argparse.ArgumentParser):
+    """The parser and every sub-command's parser below it, depth first."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _every_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ltrbv", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="ltrbv", description=__doc__, formatter_class=RawWithExample,
+                                     epilog=example("ltrbv evaluate ../shared/data/MQ2008/Fold1/test.txt my.scores "
+                                                    "--metrics nDCG@10,AP"))
     parser.add_argument("--version", action=_Version,
                         help="print the version and the commit of the running code (and whether it is dirty)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser("evaluate", help="mean metrics of a score file on a LETOR data file, as JSON",
                         description="Mean metrics of one score file over the queries of a LETOR data file, as "
-                        "JSON (the LETOR Perl scripts' job); or of a TREC run with --qrels/--run.")
+                        "JSON (the LETOR Perl scripts' job); or of a TREC run with --qrels/--run.",
+                        epilog=example("ltrbv evaluate ../shared/data/MQ2008/Fold1/test.txt my.scores --metrics nDCG@10,AP,P@10 "
+                                       "--per-query per_query.csv"))
     ev.add_argument("data_file", nargs="?", help="LETOR/SVMlight text file (or a parsed .npz cache)")
     ev.add_argument("scores_file", nargs="?", help="one score per line, in the data file's line order")
     ev.add_argument("--qrels", metavar="QRELS", help="TREC qrels, with --run instead of DATA_FILE SCORES_FILE")
     ev.add_argument("--run", metavar="RUN", help="a TREC run (top-k runs are scored as trec_eval scores them)")
     ev.add_argument("--convention", default="trec_eval", help="trec_eval (default: trec_eval's and ir_measures' "
                     "names and definitions), or an LTR convention: letor4, letor4-mslr, standard, yahoo")
-    ev.add_argument("--metrics", default=None, help="comma-separated names of the convention (see the README, "
-                    "'Metric conventions'): trec_eval: nDCG@10,AP,P@10,RR,R@100,ERR@10,\"nDCG(dcg='exp-log2')@10\" "
+    ev.add_argument("--metrics", default=None, help="comma-separated names of the convention "
+                    "(docs/metrics.md#names): trec_eval: nDCG@10,AP,P@10,RR,R@100,ERR@10,\"nDCG(dcg='exp-log2')@10\" "
                     "(default nDCG@10,AP); LTR conventions: ndcg@10,ndcg,err@10,map,p@5,rr,r@10 (default ndcg@10,map)")
     ev.add_argument("--ties", default=None, choices=["input-order", "expected", "docid"],
                     help="order of documents with equal scores (default: the convention's): docid (trec_eval's, by "
@@ -253,7 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export-trec", help="write a score file as a TREC run (and the labels as qrels)",
                         description="Document ids come from the data file's '#docid = ...' comments, or are "
-                        "L<line number> where a line has none (always for a .npz cache).")
+                        "L<line number> where a line has none (always for a .npz cache).",
+                        epilog=example("ltrbv export-trec ../shared/data/MQ2008/Fold1/test.txt m1.scores --run m1.run --qrels test.qrels"))
     ex.add_argument("data_file", help="LETOR/SVMlight text file (or a parsed .npz cache)")
     ex.add_argument("scores_file", help="one score per line, in the data file's line order")
     ex.add_argument("--run", required=True, metavar="OUT.run", help="the run: qid Q0 docid rank score tag")
@@ -267,7 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     syn = sub.add_parser("synthetic", help="write synthetic LETOR folds (Fold1..Fold5/{train,vali,test}.txt)",
                          description="Write a synthetic LETOR data set in the LETOR 4.0 five-fold layout "
                          "(the demo's generator; --preset mslr gives MSLR-WEB10K-shaped data: 136 raw features, "
-                         "labels 0-4).")
+                         "labels 0-4).",
+                         epilog=example("ltrbv synthetic data/mslr-shaped --preset mslr --queries 300 --seed 7"))
     syn.add_argument("out_dir", help="folder to write Fold1..Fold5 into")
     syn.add_argument("--preset", choices=["demo", "mslr"], default="demo", help="demo (default) or mslr")
     syn.add_argument("--queries", type=int, help="number of queries (default: the preset's)")
@@ -280,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run",
                           description="List a config's jobs per rule by a Snakemake dry run; with --calibration, "
                           "estimate their core-hours from the benchmark files of a small calibration run "
-                          "(see the README, 'Planning the full reproduction').")
+                          "(docs/cluster.md#planning-the-full-reproduction-jobs-and-core-hours).",
+                          epilog=example("ltrbv plan --configfile config/paper.yaml --placeholders"))
     plan.add_argument("--configfile", nargs="+", default=[], help="config files, merged in order as snakemake --configfile merges them (none: the demo, config/demo.yaml)")
     plan.add_argument("--placeholders", action="store_true",
                       help="point absent real datasets at tiny placeholder folds (to list a paper-scale grid)")
@@ -296,7 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "YAML errors and keys given twice (with file and line), the schemas (one line per "
                            "problem, with its key and a did-you-mean), the learners' parameters, the sections' "
                            "cross-checks and the raw data. Run it where snakemake would run (relative paths).",
-                           help="check config files as the workflow does before any job, one line per problem")
+                           help="check config files as the workflow does before any job, one line per problem",
+                           epilog=example("ltrbv check-config config/mq2008.yaml config/active-mq2008.yaml"))
     check.add_argument("configfile", nargs="+", help="config files, as given to snakemake --configfile")
     check.set_defaults(func=_check_config)
 
@@ -311,6 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .data.cli import add_parsers as add_data_parsers  # ltrbv data verify
 
     add_data_parsers(sub)
+    for each in _every_parser(parser):  # every sub-command's help ends with its example, unwrapped
+        if each is not parser:
+            each.formatter_class = HelpWithExample
     return parser
 
 

@@ -55,6 +55,8 @@ def add_parsers(sub) -> None:
         help="cost-optimal query sampling distribution for active evaluation (Sawade et al. 2013, eq. 16/17)",
         description="Write qid,q as CSV: the distribution of Corollary 1 for estimating the DCG or ERR of the "
                     "ranking in --scores (eq. 16), or for comparing it with --scores-b (eq. 17).",
+        epilog="Example:\n  ltrbv sampling-distribution --data pool.txt --label-probs probs.txt --scores r1.scores "
+               "--scores-b r2.scores --measure err --out q.csv",
     )
     sd.add_argument("--data", required=True, help="LETOR/SVMlight file (or a parsed .npz cache): the query pool")
     sd.add_argument("--label-probs", required=True,

@@ -90,6 +90,8 @@ def add_parsers(sub) -> None:
         help="pointwise and listwise bias-variance (Ibrahim 2021) of several models' scores, as JSON",
         description="Squared bias and variance of the scores (eq. 5-8), SRE/VRE and ranking error "
         "(eq. 11, 14-17) with percentile bootstrap intervals over test queries.",
+        epilog="Example:\n  ltrbv biasvar --data ../shared/data/MQ2008/Fold1/test.txt --method twofold \\\n"
+               "      --scores m1a.scores m1b.scores m2a.scores m2b.scores --metric nDCG,nDCG@10",
     )
     bv.add_argument("--data", metavar="TEST_FILE",
                     help="LETOR/SVMlight test file (or a parsed .npz cache), with --scores")

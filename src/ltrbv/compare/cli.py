@@ -143,7 +143,9 @@ def add_parsers(sub) -> None:
         "compare", help="compare systems' score files: means, paired tests against a baseline, corrected p-values",
         description="Per-metric means with bootstrap intervals over queries; per system against the baseline: "
         "the paired difference with its interval, two-sided paired t-test and randomisation test, p-values "
-        "corrected over the comparisons of each metric, Cohen's d and wins/ties/losses over queries.")
+        "corrected over the comparisons of each metric, Cohen's d and wins/ties/losses over queries.",
+        epilog="Example:\n  ltrbv compare --data ../shared/data/MQ2008/Fold1/test.txt --scores linear.scores bm25.scores \\\n"
+               "      --names linear,bm25 --metrics nDCG@10,AP --latex table.tex")
     cmp.add_argument("--data", metavar="TEST_FILE", help="LETOR/SVMlight test file (or a parsed .npz), with --scores")
     cmp.add_argument("--scores", nargs="+", metavar="SCORES",
                      help="one score file per system, one score per line in the data file's line order")
@@ -155,7 +157,7 @@ def add_parsers(sub) -> None:
                      "with (default: the first)")
     cmp.add_argument("--metrics", default=None, help="comma-separated names of the convention, e.g. "
                      "nDCG@10,P@10,AP,RR,R@100,ERR@10 (trec_eval, default nDCG@10,AP) or ndcg@10,map,p@10 (the "
-                     "LTR conventions, default ndcg@10,map); see the README, 'Metric conventions'")
+                     "LTR conventions, default ndcg@10,map); see docs/metrics.md#names")
     cmp.add_argument("--convention", default="trec_eval", help="trec_eval (default: trec_eval's and ir_measures' "
                      "names and definitions), or an LTR convention: letor4, letor4-mslr, standard, yahoo")
     cmp.add_argument("--ties", default=None, choices=["input-order", "expected", "docid"],

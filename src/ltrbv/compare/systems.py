@@ -144,8 +144,8 @@ def compare_scores(data, scores: Mapping[str, np.ndarray] | Sequence[np.ndarray]
                    convention: str = "standard", ties: str | None = None, **options) -> Comparison:
     """Compare score arrays on one data set: ``data`` is a RankingData (or anything with ``labels``,
     ``query_offsets`` and ``qids``); ``scores`` maps system names to score arrays in ``data``'s row order
-    (a list is named ``system1``, ``system2``, ...).  Metric names are normalised
-    (``nDCG@10`` -> ``ndcg@10``); ``options`` go to :func:`compare_per_query`."""
+    (a list is named ``system1``, ``system2``, ...).  Metric names are normalised in the convention's
+    namespace (``NDCG@10`` -> ``nDCG@10`` under trec_eval; ``nDCG@10`` is refused under an LTR convention); ``options`` go to :func:`compare_per_query`."""
     if not isinstance(scores, Mapping):
         scores = {f"system{i}": s for i, s in enumerate(scores, start=1)}
     metrics = canonical_metrics(metrics, convention)

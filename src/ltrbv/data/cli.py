@@ -19,7 +19,9 @@ def add_parsers(sub) -> None:
 
     names = ", ".join(m.name for m in known_manifests())
     data = sub.add_parser("data", help="check a data set's files against the shipped SHA-256 manifests",
-                          description="Real data sets: `ltrbv data verify ROOT` (see the README, section Data).")
+                          description="Real data sets: `ltrbv data verify ROOT` "
+                          "(docs/data.md#checking-a-copy-ltrbv-data-verify-root).",
+                          epilog="Example:\n  ltrbv data verify ../shared/data/MQ2008")
     commands = data.add_subparsers(dest="data_command", required=True, help="verify")
     check = commands.add_parser(
         "verify", help="recognise the data set under ROOT and report missing, changed and extra files",
@@ -28,7 +30,7 @@ def add_parsers(sub) -> None:
         "the data set is not recognised. Where no published checksum is known, the digests seen on the first "
         "complete, unchanged verification are recorded in $XDG_CACHE_HOME/ltrbv/digests/ (default "
         "~/.cache/ltrbv/digests/) and later runs compare against them.",
-        epilog="example: ltrbv data verify ../shared/data/MQ2008")
+        epilog="Example:\n  ltrbv data verify ../shared/data/MQ2008 --no-record")
     check.add_argument("root", metavar="ROOT", help="the data set's folder (what datasets.<name>.root points at)")
     check.add_argument("--dataset", metavar="NAME", help=f"verify as this data set instead of recognising it ({names})")
     check.add_argument("--no-record", action="store_true",

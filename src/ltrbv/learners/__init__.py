@@ -4,8 +4,8 @@
 training rules build any of them from a config entry.  A ranker of your own
 needs one config entry: ``kind: command`` (a shell command template, e.g.
 RankLib) or ``kind: python`` (a function); a learner with its own rule is
-``kind: external`` (see README, "Adding your own learner").  A bag of any of them (config ``kind: bag``, BL-MART) is trained
-by the rules in ``rules/bagging.smk`` (see :mod:`ltrbv.bagging`).
+``kind: external`` (see docs/learners.md#adding-your-own-learner).  A bag of any of them (config ``kind: bag``, BL-MART) is trained
+by the core run's rules in ``rules/core.smk`` (see :mod:`ltrbv.learners.bagging`).
 """
 
 from __future__ import annotations

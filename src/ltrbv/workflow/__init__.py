@@ -1,8 +1,8 @@
-"""The workflow layer: what the Snakefile and the rules use at parse time.
+"""The workflow's kernel and its registry: what the Snakefile, the rules and the sections use at parse time.
 
-``paths`` (every results path, once), ``sections`` (the core run and the optional experiments behind one
-protocol: settings, targets, problems), ``config_checks`` (the one check of a config, before any job),
-one job grid per section (``core_grid``, ``bagging_grid``, ``biasvar_grid``, ``diagnostics_grid``,
-``active_grid``), ``report_grid`` (the report's pages), ``datasets`` (raw-file layouts), ``plan``
-(``ltrbv plan``).
+The kernel (below the sections): ``paths`` (the shared results paths, once), ``section`` (what a section is),
+``datasets`` (raw-file layouts), ``validation`` and ``schema_errors`` (config checks the schemas cannot
+express, one line per problem), ``digests``, ``job_guard``, ``logs``, ``dryrun``.  Above the sections: the
+registry ``sections`` (every section, in order), ``config_checks`` (the one check of a config, before any
+job) and ``plan`` (``ltrbv plan``).  The sections themselves are ``ltrbv.sections.<name>``.
 """

@@ -121,9 +121,9 @@ def check_raw_files(name: str, dataset: dict) -> None:
     shown = "\n  ".join(missing[:6]) + ("\n  ..." if len(missing) > 6 else "")
     raise MissingDataError(
         f"dataset {name!r}: {len(missing)} raw fold file(s) missing under root {dataset['root']!r}:\n  {shown}\n"
-        f"Download: {how or 'see the README, section Data (docs/data.md)'}.\n"
+        f"Download: {how + '; ' if how else ''}every data set: docs/data.md#where-to-get-the-data-sets.\n"
         f"Then put the files there, or set datasets.{name}.root in your config file to where they are; "
-        f"`ltrbv data verify ROOT` checks them (README, section Data)."
+        f"`ltrbv data verify ROOT` checks them (docs/data.md#checking-a-copy-ltrbv-data-verify-root)."
     )
 
 

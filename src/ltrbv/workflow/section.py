@@ -1,9 +1,10 @@
 """What a section of the workflow is: one folder, one rules file, one schema, one job grid.
 
 A section (the core run, the bagging experiments, the bias-variance study, active evaluation, the forest
-diagnostics, the catalog, the report) is a package ``ltrbv/sections/<name>/`` whose ``__init__`` declares
-its :class:`Section`; its rules are ``rules/<name>.smk`` and its config schema
-``config/schema/<name>.schema.yaml``.  Its grid module (``ltrbv/sections/<name>/grid.py``) provides
+diagnostics, the catalog, the report) is a package ``ltrbv/sections/<name>/``; its rules are
+``rules/<name>.smk`` and its config schema ``config/schema/<name>.schema.yaml``; the registry
+(:mod:`ltrbv.workflow.sections`) declares its :class:`Section`.  Its grid module
+(``ltrbv/sections/<name>/grid.py``) provides
 
 * ``settings(config)``: its settings (defaults filled in by the schema), or None when it is off;
 * ``targets(config)``: the files it makes, requested by ``rule all`` when it is on;
@@ -16,8 +17,7 @@ its :class:`Section`; its rules are ``rules/<name>.smk`` and its config schema
 and optionally ``expand(config)``, which adds the learners the section generates to ``learners:`` (run once
 by the config check, before the core run's checks, so that generated learners are checked and trained like
 the config's own), and ``derived_targets(targets, sections)``, files made from the other sections' targets
-(the report's pages).  The registry (:mod:`ltrbv.workflow.sections`) lists the sections in order; nothing
-else names one.
+(the report's pages).  The registry lists the sections in order; nothing else names them all.
 """
 
 from __future__ import annotations

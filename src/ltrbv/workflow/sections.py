@@ -3,7 +3,8 @@
 Each section is a folder ``ltrbv/sections/<name>/`` with a rules file ``rules/<name>.smk`` and a schema
 ``config/schema/<name>.schema.yaml`` (:mod:`ltrbv.workflow.section`).  The Snakefile includes every section's
 rules and asks every section for its targets; the config check (:mod:`ltrbv.workflow.config_checks`) asks each
-for its schema, its generated learners and its problems.  A new section is one line here.
+for its schema, its generated learners and its problems.  A new section is a folder with its grid, a rules
+file, a schema, and one line here.
 
 The registry sits above the sections (it imports them) and the sections above the workflow's kernel
 (``paths``, ``datasets``, ``validation`` ...); a section that needs another's targets (the catalog's target
@@ -12,7 +13,13 @@ entries, the report's pages) is handed the registry, it does not import it.
 
 from __future__ import annotations
 
-from ..sections import active, bagging, biasvar, catalog, core, diagnostics, report
+from ..sections.active import grid as active
+from ..sections.bagging import grid as bagging
+from ..sections.biasvar import grid as biasvar
+from ..sections.catalog import grid as catalog
+from ..sections.core import grid as core
+from ..sections.diagnostics import grid as diagnostics
+from ..sections.report import grid as report
 from .section import Page, Section
 
 
@@ -54,5 +61,14 @@ class Sections(tuple):
         return {name: page for section in self for name, page in section.pages.items()}
 
 
-SECTIONS = Sections((core.SECTION, bagging.SECTION, biasvar.SECTION, active.SECTION, diagnostics.SECTION,
-                     catalog.SECTION, report.SECTION))
+#: (folder and file name, top-level config key, job grid), in order: the core run first (its learners are every
+#: section's), the report last (its pages are the others' tables)
+SECTIONS = Sections((
+    Section("core", "run", core),
+    Section("bagging", "bagging", bagging),
+    Section("biasvar", "biasvar", biasvar),
+    Section("active", "active", active),
+    Section("diagnostics", "diagnostics", diagnostics),
+    Section("catalog", "catalog", catalog),
+    Section("report", None, report, has_schema=False),
+))

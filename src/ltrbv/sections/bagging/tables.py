@@ -8,7 +8,7 @@ variance across the trials of each test metric are reported, and the change of
 variance of BL-MART with overfitting against LambdaMART with randomisation
 ("NDCG@1: -67.3%", ...).
 
-* Trial ``t``'s training queries: :func:`ltrbv.study.training_sets.trial_queries`.
+* Trial ``t``'s training queries: :func:`ltrbv.learners.training_sets.trial_queries`.
 * Variance: the sample variance across trials (``ddof=1``).
 * Variance change: ``100 * (var(learner) - var(baseline)) / var(baseline)``;
   negative is a reduction (the paper's sign).

@@ -1,7 +1,2 @@
 """The bias-variance study (Ibrahim 2021; Zhang et al. 2013): training sets, sweep, reducers, tables, figures
 and the summary; config section ``biasvar``."""
-
-from ...workflow.section import Section
-from . import grid
-
-SECTION = Section("biasvar", "biasvar", grid)

@@ -1,9 +1,9 @@
 """``results/{dataset}/summary.md``: each claim of the papers next to what this run measured.
 
 A trend claim ("bias falls as p grows") is tested on the difference between the largest and the
-smallest swept value, paired over the same test queries (:mod:`ltrbv.study.trends`: a t-test over
+smallest swept value, paired over the same test queries (:mod:`ltrbv.sections.biasvar.trends`: a t-test over
 queries, and the bootstrap interval over queries), and so is "two-fold variance above bootstrap
-variance".  The claim engine (:mod:`ltrbv.study.claims`, as on ``catalog.md``) judges every such claim of
+variance".  The claim engine (:mod:`ltrbv.compare.claims`, as on ``catalog.md``) judges every such claim of
 the page as one family (Holm): reproduced, not reproduced, contradicted or inconclusive, with the
 minimum detectable effect.  Spearman's rank correlation between the swept value and the estimate is
 given beside it.  Whatever the answers, they are reported.

@@ -11,7 +11,7 @@ than comparing two marginal intervals, which share the query-to-query spread.
   defined (queries without a relevant document are left out by the reducers).
 
 Each row also has the t-test over queries of the claim engine (``p``, ``se``, ``n_queries``); ``summary.md``
-judges the rows with it (:mod:`ltrbv.study.claims`).
+judges the rows with it (:mod:`ltrbv.compare.claims`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ LISTWISE = ("sre", "vre", "ranking_error")
 def _paired(first: pd.DataFrame, last: pd.DataFrame, quantity: str, metric: str | None, counts, level):
     """(estimate_first, estimate_last, difference, ci_low, ci_high, p, se, n) of last - first over the shared
     queries; p, se and n from the claim engine's t-test over queries
-    (:func:`ltrbv.study.claims.weighted_difference_test`)."""
+    (:func:`ltrbv.compare.claims.weighted_difference_test`)."""
     if metric is None:  # pointwise: one row per query (take the first metric's rows)
         a = first.drop_duplicates("qid").set_index("qid")
         b = last.drop_duplicates("qid").set_index("qid").reindex(a.index)

@@ -1,7 +1,2 @@
 """The reproduction catalog: every table and figure of the papers, one entry each, with the paper's claims judged
 by the claim engine (:mod:`ltrbv.compare.claims`); config section ``catalog``."""
-
-from ...workflow.section import Section
-from . import grid
-
-SECTION = Section("catalog", "catalog", grid)

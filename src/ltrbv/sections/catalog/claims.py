@@ -1,4 +1,4 @@
-"""The catalog's claims, tested by the claim engine (:mod:`ltrbv.study.claims`).
+"""The catalog's claims, tested by the claim engine (:mod:`ltrbv.compare.claims`).
 
 An entry's job tests its claims (:func:`claim_tests`: one row per claim, written to
 ``catalog/<entry>.claims.csv``); the page judges every tested claim of the page as one family

@@ -21,9 +21,9 @@ shipped entries are in ``config/catalog.yaml``.  An entry is of one of these kin
 * ``target``   a file another section makes (e.g. ``tables/bagging_performance.md``).
 
 Every job of an entry with a table also writes its claims' tests (``catalog/<entry>.claims.csv``,
-:mod:`ltrbv.study.catalog_claims`).  One ``catalog_page`` job per dataset writes
+:mod:`ltrbv.sections.catalog.claims`).  One ``catalog_page`` job per dataset writes
 ``results/{dataset}/catalog.md``: each entry's claims, this run's numbers, the verdict of the claim engine
-(:mod:`ltrbv.study.claims`; every tested claim of the page is one family, :func:`policy`) and the CPU
+(:mod:`ltrbv.compare.claims`; every tested claim of the page is one family, :func:`policy`) and the CPU
 time of the jobs behind it.
 
 Generated learners are added to ``learners:`` by :func:`expand` (called once by ``check_config``),
@@ -414,7 +414,7 @@ def claim_files(config: dict, dataset: str) -> dict:
 
 
 def policy(config: dict) -> dict:
-    """How the page judges its family (:class:`ltrbv.study.claims.Policy`): ``catalog.level`` (alpha),
+    """How the page judges its family (:class:`ltrbv.compare.claims.Policy`): ``catalog.level`` (alpha),
     ``catalog.power`` and ``catalog.correction``."""
     section = settings(config) or {}
     return {"alpha": section.get("level", 0.05), "power": section.get("power", 0.8),

@@ -141,7 +141,7 @@ def scores_markdown(table: pd.DataFrame, entry: dict, dataset: str, tests: pd.Da
 def catalog_rows(entries: dict, judged: dict, cpu: dict, files: dict, dataset: str) -> pd.DataFrame:
     """One row per (entry, claim): paper, artefact, the paper's claim and numbers, this run's numbers, the test's
     estimate, p-values and MDE, the verdict, the file that has it and the CPU time of the jobs behind it.
-    ``judged``: {entry: its claims judged within the page's family (:func:`~ltrbv.study.catalog_claims.judge_claims`)}
+    ``judged``: {entry: its claims judged within the page's family (:func:`~ltrbv.sections.catalog.claims.judge_claims`)}
     of the entries with a table; ``cpu``: {entry: (seconds, missing benchmark files)}."""
     rows = []
     for name, entry in entries.items():

@@ -1,7 +1,7 @@
 """The reproduction catalog's tables: compare, sweep, curve, grid and scores entries.
 
 * :func:`per_query_values`: one row per (learner, fold, seed, query, metric) from prediction files.
-* Compare entries: :func:`ltrbv.study.significance.significance_table` (mean ± std over folds, paired
+* Compare entries: :func:`ltrbv.compare.significance.significance_table` (mean ± std over folds, paired
   t and randomisation tests, pooled over folds and per fold), plus each learner's seconds per model and,
   when asked, the expected metric of a random ranking (every document tied: the mean over all orders,
   ``ties="expected"``), the "random" column of Ibrahim & Carman's Table XI.
@@ -11,7 +11,7 @@
   seeds of the mean over queries, as Ganjisaffar et al. average), ranked by validation (Table 3), and
   :func:`best_of_k`, the expected validation and test metric of the best by validation of k combinations
   drawn at random without replacement, exactly (the paper estimates it from 10,000 draws; Fig. 1).
-* Claims: :mod:`ltrbv.study.catalog_claims` tests them, :mod:`ltrbv.study.claims` judges them.
+* Claims: :mod:`ltrbv.sections.catalog.claims` tests them, :mod:`ltrbv.compare.claims` judges them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,2 @@
 """Forest diagnostics (Ibrahim & Carman 2016): the progressive strength of single trees (Fig. 7); config section
 ``diagnostics``."""
-
-from ...workflow.section import Section
-from . import grid
-
-SECTION = Section("diagnostics", "diagnostics", grid)

@@ -14,7 +14,7 @@ def plot_tree_strength(tables: dict[str, pd.DataFrame], outputs, title: str = ""
     """Mean expected NDCG of single trees against the order of node expansion.
 
     ``tables`` maps a learner name to its tree-strength table (see
-    :mod:`ltrbv.study.tree_strength`).  One colour per learner, solid = training
+    :mod:`ltrbv.sections.diagnostics.tree_strength`).  One colour per learner, solid = training
     set, dashed = test set; as in the paper the curves start after the root
     split (expansion 1).  Left panel: linear x-axis (the paper's); right panel:
     logarithmic, which shows the first splits, where RF-list and RF-point differ.

@@ -1,7 +1,2 @@
 """The HTML report: every table and summary the other sections make, as a page, and the first page.  Always on
 (no config of its own)."""
-
-from ...workflow.section import Section
-from . import grid
-
-SECTION = Section("report", None, grid, has_schema=False)
