@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ltrbv"
 #: ``workflow``)
 LAYERS = [
     {"io", "input_files", "seeding", "checks", "provenance", "compile_lock"},
-    {"data", "metrics"},
+    {"data", "metrics", "estimator"},
     {"forest", "evaluation", "tables", "plotting"},
     {"learners"},
     {"biasvar", "active", "compare"},

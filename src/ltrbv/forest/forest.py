@@ -35,7 +35,7 @@ import numpy as np
 from ..checks import Interval, ParameterError, RealNotInt, StrOptions
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
-from ..learners._sklearn_api import RankerAPI, training_data
+from ..estimator import RankerAPI, training_data
 from . import _builder, _err, _listwise
 from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
 from ._splitter import midpoint_threshold

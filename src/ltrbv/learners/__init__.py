@@ -12,14 +12,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from numbers import Integral
 
-from ..checks import Interval
-
-#: the parameters every built-in learner takes from the workflow (the job's derived seed and threads), not from
-#: the config; a class may narrow them in its own constraint table (the Ranking SVM's seed is liblinear's 32-bit)
-RUN_PARAMETERS = {"random_state": [Interval(Integral, 0, None, closed="left")],
-                  "n_threads": [Interval(Integral, 1, None, closed="left")]}
+from ..estimator import RUN_PARAMETERS  # noqa: F401  (every learner's run parameters, re-exported)
 
 #: every learner class and the module that defines it, imported on first use (PEP 562): a LambdaMART job
 #: does not import the forest's compiled kernels, nor a forest job XGBoost

@@ -22,7 +22,7 @@ import numpy as np
 from ..checks import Interval, Options, ParameterError
 from ..data.ranking_data import RankingData
 from ._imports import import_without_sklearn
-from ._sklearn_api import RankerAPI, training_data
+from ..estimator import RankerAPI, training_data
 from ._validation_metric import EVAL_CONVENTION, check_validation_metric
 
 _EVAL_METRIC = re.compile(r"ndcg@([1-9][0-9]*)")

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..checks import Interval, ListOf, StrOptions
 from ..data.ranking_data import RankingData
-from ._sklearn_api import RankerAPI, training_data
+from ..estimator import RankerAPI, training_data
 from ._validation_metric import EVAL_CONVENTION, check_validation_metric
 
 

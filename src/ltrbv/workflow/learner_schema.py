@@ -1,7 +1,7 @@
 """The config schema's ``learners.<name>.params`` of each built-in learner kind, generated from its class's table.
 
 ``config/schema/core.schema.yaml`` ends with one definition per kind, ``$defs/<kind>_params``, below the line
-:data:`MARKER`: each is :meth:`~ltrbv.learners._sklearn_api.RankerAPI.params_schema` of the kind's class (its
+:data:`MARKER`: each is :meth:`~ltrbv.estimator.RankerAPI.params_schema` of the kind's class (its
 ``_parameter_constraints``, its defaults and notes), so the file a user reads holds every parameter, its type,
 range and default, and the class stays the one place they are declared.  After a change to a table::
 

@@ -1,4 +1,5 @@
-"""The scikit-learn estimator API of the built-in learners, beside their RankingData API.
+"""The scikit-learn estimator API of the built-in learners (the forest's and the learners' own), beside their
+RankingData API.
 
 A learner is a dataclass whose ``__init__`` stores its parameters unchanged; its ``_parameter_constraints``
 table declares each parameter's allowed values (:mod:`ltrbv.checks`), and ``_validate_params()`` refuses a bad
@@ -24,14 +25,19 @@ The RankingData forms ``fit(train, valid)`` and ``predict(data)`` are unchanged.
 from __future__ import annotations
 
 import dataclasses
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
 
-from ..checks import params_schema, validate_params
-from ..data.ranking_data import RankingData
-from . import RUN_PARAMETERS
+from .checks import Interval, params_schema, validate_params
+from .data.ranking_data import RankingData
+
+#: the parameters every built-in learner takes from the workflow (the job's derived seed and threads), not from
+#: the config; a class may narrow them in its own constraint table (the Ranking SVM's seed is liblinear's 32-bit)
+RUN_PARAMETERS = {"random_state": [Interval(Integral, 0, None, closed="left")],
+                  "n_threads": [Interval(Integral, 1, None, closed="left")]}
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -40,7 +46,7 @@ class NotFittedError(ValueError, AttributeError):
 
 def _arrays(X, y, qid, source: str) -> RankingData:
     """RankingData from ``fit``'s arrays, refused with the messages scikit-learn's tools look for."""
-    from ..data.from_arrays import ranking_data
+    from .data.from_arrays import ranking_data
 
     if y is None:
         raise ValueError(f"this ranker requires y to be passed, but the target y is None ({source}: the relevance "
