@@ -1,43 +1,30 @@
 # The reproduction catalog (config section `catalog:`, entries in config/catalog.yaml; job grid:
-# ltrbv.sections.catalog.grid).  Training is rule train_model's (a sweep's values are generated learners):
-#   catalog_compare  one compare entry: mean ± std over folds, paired tests against its baseline, seconds per model
-#   catalog_sweep    one sweep entry: metric and seconds per tree against the swept value (table and figure)
-#   catalog_curve    one curve entry: boosted learners' training and validation metric per round (table and figure)
-#   catalog_grid     one grid entry: combinations ranked by validation metric, and the best of k (table and figure)
-#   catalog_scores   one scores entry: validation score distributions of a bag's sub-models (table and figure)
-#   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time; each entry
-#                    job writes its claims' tests (catalog/<entry>.claims.csv), the page judges them as one family
+# ltrbv.sections.catalog.grid; one module per entry kind, ltrbv.sections.catalog.kinds).  Training is the core
+# run's (a sweep's values and a grid's combinations are generated learners):
+#   catalog_<kind>   one entry of a kind with a job (compare, sweep, curve, grid, scores): its table, page, figure
+#                    and its claims' tests (catalog/<entry>.claims.csv)
+#   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time; the page
+#                    judges every tested claim as one family
 
 from ltrbv.sections.catalog import grid as cg
+from ltrbv.sections.catalog.kinds import KINDS, WITH_JOB
 
 
-for _kind in cg.TRAINED:
+for _kind in WITH_JOB:
 
     rule:
         name:
             f"catalog_{_kind}"
         input:
-            scores=lambda w: paths.flat(cg.prediction_files(config, w.dataset, w.entry)),
-            meta=lambda w: paths.flat(cg.prediction_files(config, w.dataset, w.entry, "meta.json")),
-            data=lambda w: paths.flat(cg.test_files(config, w.dataset, w.entry)),
-            # a grid ranks its combinations on validation: their validation scores and the validation folds
-            vali=lambda w: [*paths.flat(cg.validation_files(config, w.dataset, w.entry)[0]),
-                            *cg.validation_files(config, w.dataset, w.entry)[1].values()],
+            lambda w: paths.flat(cg.entry_files(config, w.dataset, w.entry)),
         output:
-            **({"csv": cg.catalog_file("{entry}", "csv"), "md": cg.catalog_file("{entry}", "md"),
-                "claims": cg.catalog_file("{entry}", cg.CLAIMS_EXT)}
-               | ({"png": report(cg.catalog_file("{entry}", "png"), caption=f"captions/catalog_{_kind}.rst",
-                                 category=cg.CATEGORY, subcategory="{dataset}"),
-                   "svg": cg.catalog_file("{entry}", "svg")} if _kind in (cg.SWEEP, cg.CURVE, cg.GRID) else {})),
+            **{name: report(path, caption="captions/catalog_figure.rst", category=cg.CATEGORY, subcategory="{dataset}")
+               if name == "png" else path for name, path in cg.outputs(_kind).items()},
         params:
             entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
-            scores=lambda w: cg.prediction_files(config, w.dataset, w.entry),
-            meta=lambda w: cg.prediction_files(config, w.dataset, w.entry, "meta.json"),
-            data=lambda w: cg.test_files(config, w.dataset, w.entry),
-            vali_scores=lambda w: cg.validation_files(config, w.dataset, w.entry)[0],
-            vali_data=lambda w: cg.validation_files(config, w.dataset, w.entry)[1],
-            learner_params=lambda w: cg.learner_params(config, w.entry),
+            files=lambda w: cg.entry_files(config, w.dataset, w.entry),
             seed=config["seed"],
+            caption=getattr(KINDS[_kind], "CAPTION", ""),
         wildcard_constraints:
             entry=_alternatives(cg.names_of_kind(config, _kind)),
         log:
@@ -49,34 +36,6 @@ for _kind in cg.TRAINED:
             "../envs/ltrbv.yaml"
         script:
             "../src/scripts/catalog/catalog_entry.py"
-
-
-rule catalog_scores:
-    """One scores entry: validation score distributions of a bag's sub-models (Ganjisaffar et al., Fig. 3)."""
-    input:
-        scores=lambda w: list(cg.submodel_score_files(config, w.dataset, w.entry).values()),
-        data=lambda w: cg.submodel_data(config, w.dataset),
-    output:
-        csv=cg.catalog_file("{entry}", "csv"),
-        md=cg.catalog_file("{entry}", "md"),
-        claims=cg.catalog_file("{entry}", cg.CLAIMS_EXT),
-        png=report(cg.catalog_file("{entry}", "png"), caption="captions/catalog_scores.rst",
-                   category=cg.CATEGORY, subcategory="{dataset}"),
-        svg=cg.catalog_file("{entry}", "svg"),
-    params:
-        entry=lambda w: cg.entry_params(config, w.dataset, w.entry),
-        scores=lambda w: cg.submodel_score_files(config, w.dataset, w.entry),
-    wildcard_constraints:
-        entry=_alternatives(cg.names_of_kind(config, cg.SCORES)),
-    log:
-        log("catalog_scores"),
-    benchmark:
-        benchmark("catalog_scores")
-    threads: 1
-    conda:
-        "../envs/ltrbv.yaml"
-    script:
-        "../src/scripts/catalog/catalog_scores.py"
 
 
 rule catalog_page:

@@ -16,11 +16,35 @@ from conftest import tiny_config
 from ltrbv.data.ranking_data import RankingData
 from ltrbv.forest import RankingForest
 from ltrbv.compare import claims as engine
-from ltrbv.sections.catalog.tables import RANDOM_RANKING, compare_table, curve_table, fit_seconds, random_ranking_values, score_distributions, sweep_table
-from ltrbv.sections.catalog.claims import claim_tests, judge_claims
+from ltrbv.sections.catalog import claims as catalog_claims
 from ltrbv.sections.catalog import grid as cg
+from ltrbv.sections.catalog.claims import judge_claims
+from ltrbv.sections.catalog.generated import bag_param_problems
+from ltrbv.sections.catalog.kinds import KINDS, WITH_JOB
+from ltrbv.sections.catalog.kinds.compare import RANDOM_RANKING, compare_table, random_ranking_values
+from ltrbv.sections.catalog.kinds.curve import curve_table
+from ltrbv.sections.catalog.kinds.scores import score_distributions
+from ltrbv.sections.catalog.kinds.sweep import sweep_learners, sweep_table
+from ltrbv.sections.catalog.tables import fit_seconds
+from ltrbv.sections.core.grid import training_benchmarks
 from ltrbv.workflow.config_checks import fill_defaults
 from test_workflow import run
+
+
+def claim_tests(kind, table, claims, per_query=None, convention=None, sweep=None, permutations=10000, seed=0,
+                entry=""):
+    """An entry's claims' tests, through its kind's module (``claim_row``) and the catalog's shared ``claim_tests``."""
+    module = KINDS[kind]
+    values = catalog_claims.per_query_means(per_query, convention) if per_query is not None else None
+
+    def row_of(claim, claim_seed):
+        if kind == "compare":
+            return module.claim_row(claim, values, table, permutations, claim_seed)
+        if kind == "sweep":
+            return module.claim_row(claim, values, table, sweep, permutations, claim_seed)
+        return module.claim_row(claim, table)
+
+    return catalog_claims.claim_tests({"entry": entry, "claims": claims}, row_of, seed)
 
 FORESTS = {
     "rf-point": {"kind": "random_forest", "threads": 1, "params": {"splitting": "point", "n_estimators": 10}},
@@ -46,7 +70,7 @@ SWEEP = {"paper": "P", "artefact": "Fig. 1", "kind": "sweep", "learners": ["rf-p
 
 def test_sweep_values_name_the_base_an_identical_learner_or_a_generated_one():
     config = catalog_config({"s": SWEEP})
-    mapping = cg.sweep_learners(config, config["catalog"]["entries"]["s"])
+    mapping = sweep_learners(config, config["catalog"]["entries"]["s"])
     # 1 is the forest's own default, 5 is rf-point-leaf5's parameters (threads and resources aside)
     assert mapping == {"rf-point": {1: "rf-point", 2: "rf-point+min_samples_leaf-2", 5: "rf-point-leaf5",
                                     10: "rf-point+min_samples_leaf-10"}}
@@ -55,7 +79,7 @@ def test_sweep_values_name_the_base_an_identical_learner_or_a_generated_one():
         "splitting": "point", "n_estimators": 10, "min_samples_leaf": 10}
     assert "rf-point+min_samples_leaf-1" not in config["learners"]
     # after expansion the mapping is the same (a generated learner is not mistaken for an identical config entry)
-    assert cg.sweep_learners(config, config["catalog"]["entries"]["s"]) == mapping
+    assert sweep_learners(config, config["catalog"]["entries"]["s"]) == mapping
 
 
 def test_a_bag_of_one_is_swept_over_its_share_of_the_queries():
@@ -63,14 +87,14 @@ def test_a_bag_of_one_is_swept_over_its_share_of_the_queries():
     entry = {"paper": "P", "artefact": "Fig. 11", "kind": "sweep", "learners": ["share"], "param": "sample_fraction",
              "values": [0.25, 0.67]}
     config = catalog_config({"f11": entry}, learners)
-    assert cg.sweep_learners(config, config["catalog"]["entries"]["f11"]) == {
+    assert sweep_learners(config, config["catalog"]["entries"]["f11"]) == {
         "share": {0.25: "share+sample_fraction-0.25", 0.67: "share"}}  # 0.67: the schema's default share
     assert cg.expand(config) == []
     assert config["learners"]["share+sample_fraction-0.25"]["params"]["sample_fraction"] == 0.25
-    assert cg.training_benchmarks(config, "tiny", "share", "Fold1", 1) == [
+    assert training_benchmarks(config, "tiny", "share", "Fold1", 1) == [
         "results/tiny/benchmarks/bag_submodel/share/Fold1/seed1/sub0.tsv",
         "results/tiny/benchmarks/combine_bag/share/Fold1/seed1.tsv"]
-    assert cg.bag_param_problems({"base": "x", "sample_fraction": 0}) == ["0 is less than or equal to the minimum of 0"]
+    assert bag_param_problems({"base": "x", "sample_fraction": 0}) == ["0 is less than or equal to the minimum of 0"]
 
 
 def test_a_generated_name_the_config_uses_otherwise_is_refused_not_overwritten():
@@ -444,4 +468,4 @@ def test_every_shipped_catalog_layout_plans_every_entry(layout):
             "catalog_page"} <= planned
     assert all(entry["kind"] != "unavailable" for entry in catalog.values())
     made = {job.get("entry") for job in jobs if job.rule.startswith("catalog_")}
-    assert made - {None} == {name for name, entry in catalog.items() if entry["kind"] in (*cg.TRAINED, cg.SCORES)}
+    assert made - {None} == {name for name, entry in catalog.items() if entry["kind"] in WITH_JOB}

@@ -10,17 +10,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrbv.sections.catalog.tables import BEST_OF_K, COMBINATION, best_of_k, best_of_k_table, grid_table
-from ltrbv.sections.catalog.claims import claim_tests
 from ltrbv.compare.claims import DESCRIPTIVE
+from ltrbv.sections.catalog.kinds.grid import (BEST_OF_K, COMBINATION, best_of_k, best_of_k_table, grid_learners,
+                                               grid_table)
+from ltrbv.workflow.sections import SECTIONS
 
 HOLDS, FAILS = f"{DESCRIPTIVE}: holds", f"{DESCRIPTIVE}: does not hold"  # a grid's claims are not tests
 
 
 def claim_verdicts(table, claims):
     return list(claim_tests("grid", table, claims)["untested"])
-from ltrbv.sections.catalog import grid as cg
-from test_catalog import catalog_config
+
+
+from ltrbv.sections.catalog import grid as cg  # noqa: E402
+from test_catalog import catalog_config, claim_tests  # noqa: E402
 
 GBM = {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 30, "max_leaves": 7, "learning_rate": 0.1}}
 LEARNERS = {"gbm": GBM, "gbm-small": {**GBM, "params": {**GBM["params"], "max_leaves": 3}}}
@@ -30,7 +33,7 @@ GRID = {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 1", "kind": "grid"
 
 def test_every_combination_is_the_base_an_identical_learner_or_a_generated_one():
     config = catalog_config({"g": GRID}, learners=LEARNERS)
-    learners = cg.grid_learners(config, config["catalog"]["entries"]["g"])
+    learners = grid_learners(config, config["catalog"]["entries"]["g"])
     assert [c for c, _ in learners] == [{"max_leaves": m, "learning_rate": r} for m in (3, 7, 15) for r in (0.1, 0.3)]
     assert dict((tuple(c.values()), name) for c, name in learners) == {
         (3, 0.1): "gbm-small", (3, 0.3): "gbm+learning_rate-0.3+max_leaves-3", (7, 0.1): "gbm",
@@ -39,7 +42,7 @@ def test_every_combination_is_the_base_an_identical_learner_or_a_generated_one()
     assert cg.expand(config) == []
     assert config["learners"]["gbm+learning_rate-0.3+max_leaves-15"]["params"] == {
         "n_estimators": 30, "max_leaves": 15, "learning_rate": 0.3}
-    assert cg.grid_learners(config, config["catalog"]["entries"]["g"]) == learners  # stable after expansion
+    assert grid_learners(config, config["catalog"]["entries"]["g"]) == learners  # stable after expansion
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -56,7 +59,7 @@ def test_every_combination_is_the_base_an_identical_learner_or_a_generated_one()
 ])
 def test_bad_grid_values_are_refused_naming_the_key(change, message):
     config = catalog_config({"g": {**GRID, **change}}, learners=LEARNERS)
-    found = cg.expand(config) + cg.problems(config)
+    found = cg.expand(config) + cg.problems(config, SECTIONS)
     assert any(re.search(message, p) for p in found), found
     if "claims" not in change:  # a bad value generates nothing (a bad claim is refused with the whole config)
         assert not any("+" in name for name in config["learners"])

@@ -95,7 +95,7 @@ def test_each_rule_names_its_jobs_once_in_its_section_and_plan_reads_them_back()
     job name there has a rule, and a job name is never written in a rule."""
     import re
 
-    from ltrbv.sections.catalog import grid as catalog_grid
+    from ltrbv.sections.catalog.kinds import WITH_JOB
 
     for section in SECTIONS:
         rules = (REPO / section.rules).read_text()
@@ -106,7 +106,7 @@ def test_each_rule_names_its_jobs_once_in_its_section_and_plan_reads_them_back()
                   for scheme in ("bootstrap", "twofold")}
         # so are the catalog's entry rules, in a loop over the kinds
         named |= {f"{stem}_{kind}" for stem in re.findall(r'\b(?:log|benchmark)\(f"(\w+)_\{_kind\}"\)', rules)
-                  for kind in catalog_grid.TRAINED}
+                  for kind in WITH_JOB}
         assert named == set(section.jobs), section.name
         assert not re.search(r'\b(?:log|benchmark)\("[^"]*/', rules), "a job template written in a rule"
     jobs = SECTIONS.jobs()

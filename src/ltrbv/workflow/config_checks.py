@@ -71,12 +71,13 @@ def fill_defaults(config: dict, schema_dir=SCHEMA_DIR, sections=SECTIONS) -> dic
         raise ConfigError("invalid config", problems)
     fill_schema_defaults(config, top)
     optional = [s for s in sections[1:] if s.schema is not None and s.key in config]
+    documents = {section.key: section.schema_document() for section in optional}
     for section in optional:
-        problems += schema_problems(config[section.key], schema_dir / section.schema.name, prefix=section.key)
+        problems += schema_problems(config[section.key], documents[section.key], prefix=section.key)
     if problems:
         raise ConfigError("invalid config", problems)
     for section in optional:
-        fill_schema_defaults(config[section.key], schema_dir / section.schema.name)
+        fill_schema_defaults(config[section.key], documents[section.key])
     return config
 
 

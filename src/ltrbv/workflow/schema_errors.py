@@ -90,6 +90,18 @@ def _misspelt_required(error) -> set[tuple]:
     return {(tuple(error.absolute_path), close[0]) for close in closest if close and close[0] in missing}
 
 
+def _evaluated_keys(schema: dict, instance: dict) -> set:
+    """The keys a schema with ``unevaluatedProperties: false`` takes for ``instance``: its properties and those of
+    each ``if``/``then`` branch whose condition holds."""
+    from jsonschema import Draft202012Validator
+
+    keys = set(schema.get("properties", {}))
+    for branch in schema.get("allOf", []):
+        if "then" in branch and Draft202012Validator(branch.get("if", {})).is_valid(instance):
+            keys |= set(branch["then"].get("properties", {}))
+    return keys
+
+
 def format_schema_error(error, prefix: str = "", misspelt: set[tuple] = frozenset()) -> list[str]:
     """One line per problem of one jsonschema ``ValidationError``: an additionalProperties error gives one line
     per unknown key, with the closest known keys; a required key in ``misspelt`` (see :func:`_misspelt_required`)
@@ -120,6 +132,21 @@ def format_schema_error(error, prefix: str = "", misspelt: set[tuple] = frozense
             else:
                 hint = f"{len(known)} keys are known here (see the schema under config/schema/)"
             lines.append(f"{key_path([*path, key], prefix)}: unknown key; {hint}")
+        return lines
+    if kind == "unevaluatedProperties" and isinstance(value, dict):  # fields of another branch (a catalog kind's)
+        allowed = _evaluated_keys(error.schema, value)
+        lines = []
+        for key in sorted(set(value) - allowed, key=str):
+            owners = [branch["if"]["properties"]["kind"]["const"] for branch in error.schema.get("allOf", [])
+                      if key in branch.get("then", {}).get("properties", {})
+                      and "const" in branch.get("if", {}).get("properties", {}).get("kind", {})]
+            close = _closest(key, sorted(allowed))
+            if owners:
+                hint = f"; a field of kind {' or '.join(map(repr, owners))}"
+            else:
+                hint = f"; did you mean {close[0]!r}?" if close else f"; its fields: {', '.join(sorted(allowed))}"
+            owner = f" of kind {value['kind']!r}" if "kind" in value else ""
+            lines.append(f"{key_path([*path, key], prefix)}: not a field{owner}{hint}")
         return lines
     if kind == "required" and isinstance(value, dict):
         return [f"{key_path([*path, key], prefix)}: required key missing" for key in error.validator_value

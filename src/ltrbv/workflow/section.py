@@ -14,7 +14,8 @@ diagnostics, the catalog, the report) is a package ``ltrbv/sections/<name>/``; i
   wildcards that tell its jobs apart, e.g. ``train_model/{learner}/{fold}/seed{seed}``;
 * ``PAGES``: its tables and summaries the HTML report shows as pages (:class:`Page`), if any;
 
-and optionally ``expand(config)``, which adds the learners the section generates to ``learners:`` (run once
+and optionally ``schema(document)``, which completes the schema file's document (the catalog adds its entry
+kinds' fields), ``expand(config)``, which adds the learners the section generates to ``learners:`` (run once
 by the config check, before the core run's checks, so that generated learners are checked and trained like
 the config's own), and ``derived_targets(targets, sections)``, files made from the other sections' targets
 (the report's pages).  The registry lists the sections in order; nothing else names them all.
@@ -58,6 +59,15 @@ class Section:
     @property
     def schema(self) -> Path | None:
         return SCHEMA_DIR / f"{self.name}.schema.yaml" if self.has_schema else None
+
+    def schema_document(self) -> dict | None:
+        """Its schema: the file's document, completed by its grid's ``schema`` where it has one."""
+        if self.schema is None:
+            return None
+        from .schema_errors import _load
+
+        document = _load(self.schema)
+        return self.grid.schema(document) if hasattr(self.grid, "schema") else document
 
     @property
     def jobs(self) -> dict[str, str]:

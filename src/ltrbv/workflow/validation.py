@@ -16,13 +16,14 @@ from ..checks import ParameterError
 from ..learners import LEARNER_KINDS, RUN_PARAMETERS, checked_learner
 
 
-def unknown_name(key: str, name, known, where: str) -> str:
+def unknown_name(key: str, name, known, where: str, relation: str = "under") -> str:
     """The one message for a config value that names an entry which does not exist: ``run.learners names 'lm',
-    which is not under learners: [...]``, with a did-you-mean when a known name is close."""
-    names = sorted(map(str, known))
+    which is not under learners: [...]`` (``relation``: "under" a mapping of the config, "in" or "among" a
+    list), with a did-you-mean when a known name is close."""
+    names = sorted(map(str, known)) if relation == "under" else list(map(str, known))
     close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"{key} names {name!r}, which is not under {where}: {names}{hint}"
+    return f"{key} names {name!r}, which is not {relation} {where}: {names}{hint}"
 
 
 def accepted_params(cls) -> list[str]:

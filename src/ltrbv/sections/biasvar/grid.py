@@ -296,7 +296,8 @@ def problems(config: dict, sections=None) -> list[str]:
     for pair in section["significance"].get("pairs", []):
         for name in pair:
             if name not in config["run"]["learners"]:
-                found.append(f"biasvar.significance.pairs names {name!r}, which is not among run.learners")
+                found.append(unknown_name("biasvar.significance.pairs", name, config["run"]["learners"], "run.learners",
+                                          "among"))
     known = config["learners"]
     for key in ("sweep", "compare"):
         for name in section[key]["learners"]:
