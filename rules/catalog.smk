@@ -3,6 +3,7 @@
 # run's (a sweep's values and a grid's combinations are generated learners):
 #   catalog_<kind>   one entry of a kind with a job (compare, sweep, curve, grid, scores): its table, page, figure
 #                    and its claims' tests (catalog/<entry>.claims.csv)
+#   catalog_timing   an entry's timing claims: its learners fitted repeatedly by a job that holds every core
 #   catalog_page     results/{dataset}/catalog.md: every entry's claims, numbers, verdict and CPU time; the page
 #                    judges every tested claim as one family
 
@@ -36,6 +37,30 @@ for _kind in WITH_JOB:
             "../envs/ltrbv.yaml"
         script:
             "../src/scripts/catalog/catalog_entry.py"
+
+
+rule catalog_timing:
+    """An entry's timing claims, measured on their own: each timed learner fitted `repeats` times on the first fold by
+    a job that holds every core of the run (no other job beside it); CPU and wall seconds, the load average."""
+    input:
+        train=lambda w: cg.timing_inputs(config, w.dataset)["train"],
+        vali=lambda w: cg.timing_inputs(config, w.dataset)["vali"],
+    output:
+        cg.catalog_file("{entry}", cg.TIMING_EXT),
+    params:
+        timing=lambda w: cg.timing_params(config, w.entry),
+        seed=config["seed"],
+    wildcard_constraints:
+        entry=_alternatives(cg.timed_entries(config)),
+    log:
+        log("catalog_timing"),
+    benchmark:
+        benchmark("catalog_timing")
+    threads: workflow.cores  # every core of the run: no other job runs beside a timing
+    conda:
+        "../envs/ltrbv.yaml"
+    script:
+        "../src/scripts/catalog/catalog_timing.py"
 
 
 rule catalog_page:

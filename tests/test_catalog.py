@@ -32,16 +32,17 @@ from test_workflow import run
 
 
 def claim_tests(kind, table, claims, per_query=None, convention=None, sweep=None, permutations=10000, seed=0,
-                entry=""):
-    """An entry's claims' tests, through its kind's module (``claim_row``) and the catalog's shared ``claim_tests``."""
+                entry="", timing=None):
+    """An entry's claims' tests, through its kind's module (``claim_row``) and the catalog's shared ``claim_tests``;
+    ``timing``: the entry's timing table (its timing claims read it)."""
     module = KINDS[kind]
     values = catalog_claims.per_query_means(per_query, convention) if per_query is not None else None
 
     def row_of(claim, claim_seed):
         if kind == "compare":
-            return module.claim_row(claim, values, table, permutations, claim_seed)
+            return module.claim_row(claim, values, table, permutations, claim_seed, timing)
         if kind == "sweep":
-            return module.claim_row(claim, values, table, sweep, permutations, claim_seed)
+            return module.claim_row(claim, values, table, sweep, permutations, claim_seed, timing)
         return module.claim_row(claim, table)
 
     return catalog_claims.claim_tests({"entry": entry, "claims": claims}, row_of, seed)
@@ -126,6 +127,14 @@ def seconds_of(learners, structure=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def timing_of(cpu_seconds: dict, trees=10, repeats=3) -> pd.DataFrame:
+    """A timing job's table: each learner's fits (their CPU seconds around the given median), 10 trees each."""
+    rows = [{"learner": learner, "repeat": r, "trees": trees, "cpu_seconds": seconds * (1 + 0.1 * (r - 2)),
+             "wall_seconds": seconds, "load_before": 0.5, "load_after": 0.6, "cores_held": 2, "cpu": "test"}
+            for learner, seconds in cpu_seconds.items() for r in range(1, repeats + 1)]
+    return pd.DataFrame(rows)
+
+
 def holm_by_hand(p):
     """Holm's adjusted p-values, written out: the i-th smallest times (m - i), made monotone, capped at 1."""
     order = sorted(range(len(p)), key=lambda i: p[i])
@@ -152,7 +161,8 @@ def test_compare_claims_are_tested_over_queries_and_judged_as_one_family():
         {"kind": "greater", "learner": "a", "than": "b", "quantity": "leaves_per_tree", "text": "a bigger"},
         {"kind": "greater", "learner": "b", "than": "a", "quantity": "fit_seconds", "text": "b slower"},  # 3 s vs 2
     ]
-    tests = claim_tests("compare", table, claims, per_query(values), "letor4", permutations=1000, seed=7, entry="e")
+    tests = claim_tests("compare", table, claims, per_query(values), "letor4", permutations=1000, seed=7, entry="e",
+                        timing=timing_of({"a": 2.0, "b": 3.0}))
     # the oracle: scipy's paired t-test over the 80 queries; TOST by two one-sided one-sample t-tests
     pairs = [("a", "b"), ("b", "a"), None, ("a", "c"), ("c", "b")]
     for i, pair in enumerate(pairs):
@@ -191,7 +201,9 @@ def test_sweep_table_and_a_trend_tested_over_queries():
               {"kind": "trend", "learner": "rf", "metric": "seconds_per_tree", "direction": "increasing", "text": "t"},
               {"kind": "faster", "learner": "rf", "at": 0, "than_value": 2, "text": "f"},
               {"kind": "faster", "learner": "rf", "at": 3, "than_value": 2, "text": "f"}]
-    tests = claim_tests("sweep", table, claims, per_query(values), "letor4", sweep, permutations=500, seed=1)
+    timing = timing_of({f"v{k}": 2.0 + k for k in range(4)})  # the dedicated fits: 0.2 ... 0.5 s per tree
+    tests = claim_tests("sweep", table, claims, per_query(values), "letor4", sweep, permutations=500, seed=1,
+                        timing=timing)
     # the oracle: per query, numpy's least-squares line through (0..3, value), its rise over the 3 steps
     matrix = np.column_stack([values[f"v{k}"] for k in range(4)])
     change = np.array([np.polyfit(np.arange(4), row, 1)[0] * 3 for row in matrix])
@@ -206,6 +218,28 @@ def test_sweep_table_and_a_trend_tested_over_queries():
         f"{engine.TIMING}: holds", f"{engine.TIMING}: holds", f"{engine.TIMING}: does not hold"]
     assert judged.loc[0, "family"] == 2
     assert "speed-up 2.00x" in tests.loc[3, "measured"] and "Spearman rho +1.00" in tests.loc[2, "measured"]
+    assert "median of 3 fits on a job holding 2 core(s)" in tests.loc[3, "measured"]
+
+
+def test_a_timing_job_fits_each_learner_repeatedly_and_the_claims_read_the_median():
+    """The timing job's table: one row per fit with its CPU seconds, trees and load; seconds per tree are the median
+    over the fits (a slow outlier fit does not move it)."""
+    from ltrbv.data.from_arrays import ranking_data
+    from ltrbv.data.synthetic import SyntheticSpec, generate_queries
+    from ltrbv.sections.catalog.timing import measure, seconds_per_tree, timing_specs
+
+    config = catalog_config({"s": SWEEP})
+    specs = timing_specs(config, ["rf-point", "rf-list"], trees=3)
+    assert specs["rf-point"]["params"]["n_estimators"] == 3 and specs["rf-point"]["kind"] == "random_forest"
+    made = generate_queries(SyntheticSpec(n_queries=30, docs_per_query=8, n_features=6, n_informative=3,
+                                          n_query_level=1, seed=2))
+    data = ranking_data(np.repeat(np.arange(made.query_sizes.size), made.query_sizes), made.labels, made.X)
+    table = measure(specs, data, data, repeats=2, seed=1, entry="s", cores_held=2)
+    assert list(table["learner"]) == ["rf-point", "rf-point", "rf-list", "rf-list"]
+    assert (table["trees"] == 3).all() and (table["cpu_seconds"] > 0).all() and (table["cores_held"] == 2).all()
+    slow = timing_of({"x": 1.0}, trees=10, repeats=3)
+    slow.loc[2, "cpu_seconds"] = 100.0  # one fit slowed down by something else
+    assert seconds_per_tree(slow)["x"] == (pytest.approx(0.1), 3)
 
 
 def test_curve_is_the_mean_over_the_runs_that_reached_each_round():
@@ -289,7 +323,9 @@ ENTRIES = {
             "claims": [{"kind": "better", "learner": "rf-point", "than": "random ranking", "metric": "ndcg@10",
                         "text": "forest beats random"}]},
     "sw": {**SWEEP, "values": [1, 5, 20], "claims": [{"kind": "trend", "learner": "rf-point", "metric": "ndcg@10",
-                                                      "direction": "decreasing", "text": "bigger leaves"}]},
+                                                      "direction": "decreasing", "text": "bigger leaves"},
+                                                     {"kind": "faster", "learner": "rf-point", "at": 20,
+                                                      "than_value": 1, "text": "bigger leaves, faster trees"}]},
     "crv": {"paper": "Ganjisaffar et al. 2011", "artefact": "Fig. 2", "kind": "curve", "learners": ["gbm"],
             "folds": "first"},
     "f11": {"paper": "Ibrahim & Carman 2016", "artefact": "Fig. 11", "kind": "sweep", "learners": ["share"],
@@ -333,8 +369,13 @@ def test_catalog_page_lists_every_entry_with_a_verdict(catalog_run):
     assert f"{engine.DESCRIPTIVE}: " in page
     tests = pd.read_csv(workdir / "results/tiny/catalog/sw.claims.csv")
     sweep = pd.read_csv(workdir / "results/tiny/catalog/sw.csv")
-    assert list(tests["relation"]) == ["trend"]
+    assert list(tests["relation"].fillna("")) == ["trend", ""]
     assert tests["n"].iloc[0] == sweep["n_queries"].iloc[0] == 24  # the pooled test queries of both folds
+    # the timing claim reads its own job's fits: both values' learners, 3 fits each, on a job holding both cores
+    timing = pd.read_csv(workdir / "results/tiny/catalog/sw.timing.csv")
+    assert timing.groupby("learner").size().to_dict() == {"rf-point": 3, "rf-point+min_samples_leaf-20": 3}
+    assert (timing["cores_held"] == 2).all() and (timing["trees"] == 20).all() and (timing["cpu_seconds"] > 0).all()
+    assert tests["untested"].iloc[1].startswith(engine.TIMING) and "median of 3 fits" in tests["measured"].iloc[1]
     (workdir / "catalog-page.md").write_text(page)
     # CPU seconds come from the benchmark files of the training jobs behind the entry
     rows = [line for line in page.splitlines() if line.startswith("| Ibrahim & Carman 2016 | Table V")]

@@ -36,8 +36,8 @@ Verdicts (:data:`OUTCOMES`):
 * **not reproduced**: not significant although the test had the stated power for the paper's effect (or
   the paper gives no effect to compare the MDE with: the row shows the MDE).
 
-Claims that are not a test (a timing on cores shared with other jobs, a grid's best-of-k curve, a tree's
-size from one run) are outside the family; their verdict says so (:data:`TIMING`, :data:`DESCRIPTIVE`) and
+Claims that are not a test over queries (a timing, measured by a dedicated job that holds every core of the
+run, the median of repeated fits; a grid's best-of-k curve; a tree's size from one run) are outside the family; their verdict says so (:data:`TIMING`, :data:`DESCRIPTIVE`) and
 whether the claimed direction holds.
 """
 
@@ -54,7 +54,7 @@ from . import adjust_p_values, paired_comparison
 REPRODUCED, NOT_REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "not reproduced", "contradicted", "inconclusive"
 OUTCOMES = (REPRODUCED, NOT_REPRODUCED, CONTRADICTED, INCONCLUSIVE)
 #: verdicts of claims outside the family (followed by ": holds" or ": does not hold")
-TIMING = "timing: not a test (shared cores)"
+TIMING = "timing: median of dedicated fits, not a test"
 DESCRIPTIVE = "descriptive: not a test"
 GREATER, TREND, SIMILAR, DIFFER = "greater", "trend", "similar", "differ"
 RELATIONS = (GREATER, TREND, SIMILAR, DIFFER)

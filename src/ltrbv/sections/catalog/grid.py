@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 
+from ...workflow import paths
 from ...workflow.paths import is_safe_name
 from ...workflow.validation import unknown_name
 from ...workflow.section import Page
@@ -28,10 +29,12 @@ from .entries import CATALOG, CLAIMS_EXT, catalog_file, datasets, entries, entry
 from .generated import combination_name, generated_entry, learner_for
 from .kinds import KINDS, WITH_JOB
 from .kinds.target import target_file
+from .timing import TIMING_EXT, timing_specs
 
-__all__ = ["CATALOG", "CLAIMS_EXT", "catalog_file", "datasets", "entries", "settings"]
+__all__ = ["CATALOG", "CLAIMS_EXT", "TIMING_EXT", "catalog_file", "datasets", "entries", "settings"]
 
-JOBS = {**{f"catalog_{kind}": entry_job(kind) for kind in WITH_JOB}, "catalog_page": "catalog_page"}
+JOBS = {**{f"catalog_{kind}": entry_job(kind) for kind in WITH_JOB}, "catalog_timing": "catalog_timing/{entry}",
+        "catalog_page": "catalog_page"}
 CATEGORY = "7. Reproduction catalog"
 PAGES = {
     "catalog": Page(CATALOG, CATEGORY, "Reproduction catalog",
@@ -165,7 +168,7 @@ def outputs(kind: str, name: str = "{entry}", dataset: str = "{dataset}") -> dic
 def entry_files(config: dict, dataset: str, name: str) -> dict:
     """An entry job's inputs by name (nested dicts of paths; the rule's input is their flat list)."""
     entry = entries(config)[name]
-    return kind_of(entry).files(config, dataset, entry)
+    return kind_of(entry).files(config, dataset, name, entry)
 
 
 def learner_params(config: dict, entry: dict) -> dict:
@@ -187,6 +190,34 @@ def entry_params(config: dict, dataset: str, name: str) -> dict:
             "convention": section["convention"] or config["datasets"][dataset]["conventions"][0],
             "learner_params": learner_params(config, entry),
             **kind_of(entry).params(config, dataset, entry)}
+
+
+# -- the timing jobs ------------------------------------------------------------------------------------------------
+
+
+def timed_learners(config: dict, name: str) -> list[str]:
+    """The learners an entry's timing claims compare (none: the entry has no timing job)."""
+    entry = entries(config)[name]
+    kind = kind_of(entry)
+    return kind.timed(config, entry) if hasattr(kind, "timed") else []
+
+
+def timed_entries(config: dict) -> list[str]:
+    section = settings(config)
+    return [name for name in section["entries"] if timed_learners(config, name)] if section else []
+
+
+def timing_inputs(config: dict, dataset: str) -> dict:
+    """The first fold's training and validation splits, which a timing job fits on."""
+    fold = config["datasets"][dataset]["folds"][0]
+    return {split: paths.parsed(dataset, fold, split) for split in ("train", "vali")}
+
+
+def timing_params(config: dict, name: str) -> dict:
+    """What an entry's timing job fits: ``{learner: {"kind", "params"}}``, and ``repeats``."""
+    timing = settings(config)["timing"]
+    return {"learners": timing_specs(config, timed_learners(config, name), timing["trees"]),
+            "repeats": timing["repeats"]}
 
 
 def names_of_kind(config: dict, kind: str) -> list[str]:
@@ -216,8 +247,12 @@ def claim_files(config: dict, dataset: str) -> dict:
 
 
 def page_benchmarks(config: dict, dataset: str) -> dict:
-    """``{entry: the benchmark files of the jobs behind it}`` (its CPU time on the page)."""
-    return {name: kind_of(entry).benchmarks(config, dataset, name, entry) for name, entry in entries(config).items()}
+    """``{entry: the benchmark files of the jobs behind it}`` (its CPU time on the page): its kind's, and its timing
+    job's."""
+    timing = paths.benchmark(JOBS["catalog_timing"])
+    return {name: kind_of(entry).benchmarks(config, dataset, name, entry)
+            + ([timing.format(dataset=dataset, entry=name)] if timed_learners(config, name) else [])
+            for name, entry in entries(config).items()}
 
 
 def policy(config: dict) -> dict:

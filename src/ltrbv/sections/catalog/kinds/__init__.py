@@ -14,7 +14,7 @@ and the functions
 * ``generated(config, entry)``: ``[(base, params)]`` of the learners it generates (sweep, grid), optional;
 * ``problems(config, key, entry, sections)``: its config mistakes the schema cannot see, naming ``key``;
 * ``claim_problems(where, claim, entry, config)``: a claim's mistakes;
-* ``files(config, dataset, entry)``: its job's input files by name (nested dicts of paths);
+* ``files(config, dataset, name, entry)``: its job's input files by name (nested dicts of paths);
 * ``make(files, entry, seed, dataset)``: its job: the table, the claims' tests, the Markdown page and the
   figure (:class:`~ltrbv.sections.catalog.tables.Made`);
 * ``benchmarks(config, dataset, name, entry)``: the benchmark files of the jobs behind it (its CPU time).

@@ -5,7 +5,7 @@ random ranking's expected metric (every document tied: the mean over all orders,
 
 Claims: ``better`` (the paired t-test over queries; the paper's effect is its two numbers' difference),
 ``similar`` (two one-sided tests within the claim's margin) and ``greater`` (a quantity of the learners' runs:
-seconds per model, or the forests' tree structure; described, not a test).
+seconds per model, from the entry's dedicated timing job, or the forests' tree structure; described, not a test).
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from ....compare.significance import POOLED, significance_markdown, significance
 from ....metrics import evaluate
 from ....tables import markdown_table
 from .. import claims
+from ..entries import catalog_file
 from ..pages import claims_section, heading, params_section
 from ..tables import QUANTITIES, Made, fit_seconds, per_query_values
+from ..timing import TIMING_EXT, describe, seconds_per_tree
 from . import _trained
 
 NAME = "compare"
@@ -49,6 +51,13 @@ def problems(config: dict, key: str, entry: dict, sections) -> list[str]:
     return found
 
 
+def timed(config: dict, entry: dict) -> list[str]:
+    """The learners its ``greater`` claims of ``fit_seconds`` compare (its dedicated timing job fits them)."""
+    return list(dict.fromkeys(name for claim in entry["claims"]
+                              if claim["kind"] == "greater" and claim.get("quantity") == "fit_seconds"
+                              for name in (claim["learner"], claim["than"])))
+
+
 def claim_problems(where: str, claim: dict, entry: dict, config: dict) -> list[str]:
     found = []
     compared = list(entry["learners"]) + ([RANDOM_RANKING] if entry.get("random_ranking") else [])
@@ -74,8 +83,12 @@ def params(config: dict, dataset: str, entry: dict) -> dict:
     return {"baseline": entry.get("baseline") or entry["learners"][0], "random_ranking": entry["random_ranking"]}
 
 
-def files(config: dict, dataset: str, entry: dict) -> dict:
-    return _trained.test_run_files(config, dataset, entry, learners(config, entry))
+def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
+    """Its runs' scores, records and test splits, and its timing table when it has timing claims."""
+    found = _trained.test_run_files(config, dataset, entry, learners(config, entry))
+    if timed(config, entry):
+        found["timing"] = catalog_file(name, TIMING_EXT, dataset)
+    return found
 
 
 def benchmarks(config: dict, dataset: str, name: str, entry: dict) -> list[str]:
@@ -109,14 +122,22 @@ def compare_table(per_query: pd.DataFrame, learners: list[str], metrics: list[st
     return table
 
 
-def claim_row(claim: dict, values: pd.Series, table: pd.DataFrame, permutations: int, seed) -> dict:
-    """A claim: ``better`` or ``similar`` tested over queries, ``greater`` described."""
+def claim_row(claim: dict, values: pd.Series, table: pd.DataFrame, permutations: int, seed,
+              timing: pd.DataFrame | None = None) -> dict:
+    """A claim: ``better`` or ``similar`` tested over queries, ``greater`` described (a timing from the dedicated
+    timing job ``timing``)."""
+    if claim["kind"] == "greater" and claim["quantity"] == "fit_seconds":
+        per_learner = seconds_per_tree(timing)
+        a, b = per_learner[claim["learner"]][0], per_learner[claim["than"]][0]
+        how = describe(timing[timing["learner"].isin([claim["learner"], claim["than"]])])
+        measured = (f"seconds per tree (per model where trees are not counted): {claim['learner']} {a:.4g} vs "
+                    f"{claim['than']} {b:.4g} (ratio {a / b:.2f}; {how})")
+        return claims.row(claim, measured, untested=engine.untested(engine.TIMING, a > b))
     if claim["kind"] == "greater":
         pooled = table[table["fold"] == POOLED].drop_duplicates("learner").set_index("learner")[claim["quantity"]]
         a, b = float(pooled[claim["learner"]]), float(pooled[claim["than"]])
         measured = f"{claim['quantity']}: {claim['learner']} {a:.4g} vs {claim['than']} {b:.4g} (ratio {a / b:.2f})"
-        reason = engine.TIMING if claim["quantity"] == "fit_seconds" else engine.DESCRIPTIVE
-        return claims.row(claim, measured, untested=engine.untested(reason, a > b))
+        return claims.row(claim, measured, untested=engine.untested(engine.DESCRIPTIVE, a > b))
     learner, than, metric = claim["learner"], claim["than"], claim["metric"]
     pairs = claims.paired(values, learner, than, metric)
     if claim["kind"] == "better":
@@ -162,6 +183,7 @@ def make(files: dict, entry: dict, seed: int, dataset: str) -> Made:
     table = compare_table(per_query, compared, entry["metrics"], baseline, entry["convention"], entry["permutations"],
                           seed, fit_seconds(_trained.read_meta(files["meta"])), pairs=pairs)
     values = claims.per_query_means(per_query, entry["convention"])
+    timing = pd.read_csv(files["timing"]) if "timing" in files else None
     tests = claims.claim_tests(entry, lambda claim, claim_seed: claim_row(claim, values, table, entry["permutations"],
-                                                                          claim_seed), seed)
+                                                                          claim_seed, timing), seed)
     return Made(table, tests, markdown(table, entry, dataset, tests))

@@ -51,7 +51,7 @@ def params(config: dict, dataset: str, entry: dict) -> dict:
     return {}
 
 
-def files(config: dict, dataset: str, entry: dict) -> dict:
+def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
     """Its runs' records (the per-round metric is in each meta.json)."""
     return {"meta": _trained.test_run_files(config, dataset, entry, learners(config, entry))["meta"]}
 

@@ -128,7 +128,7 @@ def params(config: dict, dataset: str, entry: dict) -> dict:
             "grid_base": base, "grid_values": entry["grid"], "sizes": entry["sizes"], "grid_metric": entry["metric"]}
 
 
-def files(config: dict, dataset: str, entry: dict) -> dict:
+def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
     """Its runs' test and validation scores and the folds' test and validation splits (the combinations are
     ranked on validation)."""
     trained = learners(config, entry)

@@ -64,7 +64,7 @@ def _first_run(config: dict, dataset: str) -> tuple[str, str]:
     return config["datasets"][dataset]["folds"][0], paths.seed_run(1)
 
 
-def files(config: dict, dataset: str, entry: dict) -> dict:
+def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
     """``{"scores": {"sub<k>": validation scores}, "data": validation split}``."""
     fold, run = _first_run(config, dataset)
     return {"scores": {f"sub{k}": paths.SUBMODEL.format(dataset=dataset, learner=entry["bag"], fold=fold, run=run,

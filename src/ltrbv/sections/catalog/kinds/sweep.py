@@ -4,7 +4,7 @@ writes, per (learner, value), each metric over the pooled test queries of all fo
 bootstrap interval over queries, and the seconds per tree (table and figure).
 
 Claims: ``trend`` of a metric (the per-query change along the swept values, tested over queries), ``trend`` of
-``seconds_per_tree`` and ``faster`` (timings: described, not tests).
+``seconds_per_tree`` and ``faster`` (timings, from the entry's dedicated timing job: described, not tests).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from ....workflow.validation import sweep_problems
 from .. import claims
 from ..generated import bag_param_problems, learner_for, printed_alike, same_value
 from ..pages import claims_section, heading, params_section
+from ..entries import catalog_file
 from ..tables import SECONDS_PER_TREE, Made, fit_seconds, per_query_values
+from ..timing import TIMING_EXT, describe, seconds_per_tree
 from . import _trained
 
 NAME = "sweep"
@@ -56,6 +58,21 @@ def learners(config: dict, entry: dict) -> list[str]:
 
 def generated(config: dict, entry: dict) -> list[tuple[str, dict]]:
     return [(base, {entry["param"]: value}) for base in entry["learners"] for value in entry["values"]]
+
+
+def timed(config: dict, entry: dict) -> list[str]:
+    """The learners its timing claims compare (its dedicated timing job fits them): a ``faster`` claim's two values,
+    a ``trend`` of seconds per tree's every value."""
+    mapping = sweep_learners(config, entry)
+    out = []
+    for claim in entry["claims"]:
+        by_value = mapping[claim["learner"]]
+        if claim["kind"] == "faster":
+            out += [learner for value, learner in by_value.items()
+                    if same_value(value, claim["at"]) or same_value(value, claim["than_value"])]
+        elif claim["metric"] == SECONDS_PER_TREE:
+            out += list(by_value.values())
+    return list(dict.fromkeys(out))
 
 
 def value_problems(config: dict, key: str, entry: dict) -> list[str]:
@@ -98,8 +115,12 @@ def params(config: dict, dataset: str, entry: dict) -> dict:
     return {"param": entry["param"], "values": entry["values"], "sweep": sweep_learners(config, entry)}
 
 
-def files(config: dict, dataset: str, entry: dict) -> dict:
-    return _trained.test_run_files(config, dataset, entry, learners(config, entry))
+def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
+    """Its runs' scores, records and test splits, and its timing table when it has timing claims."""
+    found = _trained.test_run_files(config, dataset, entry, learners(config, entry))
+    if timed(config, entry):
+        found["timing"] = catalog_file(name, TIMING_EXT, dataset)
+    return found
 
 
 def benchmarks(config: dict, dataset: str, name: str, entry: dict) -> list[str]:
@@ -133,23 +154,28 @@ def sweep_table(per_query: pd.DataFrame, sweep: dict, seconds: pd.DataFrame, n_r
     return pd.DataFrame(rows)
 
 
-def claim_row(claim: dict, values: pd.Series, table: pd.DataFrame, sweep: dict, permutations: int, seed) -> dict:
-    """A metric's ``trend`` tested over queries; timings described."""
-    rows = table[table["learner"] == claim["learner"]].drop_duplicates("value")
-    if claim["kind"] == "faster":
-        per_value = {float(v): s for v, s in zip(rows["value"], rows[SECONDS_PER_TREE])}
-        at, than = per_value[float(claim["at"])], per_value[float(claim["than_value"])]
-        measured = (f"{claim['learner']}: {at:.3g} s per tree at {claim['at']} vs {than:.3g} s at "
-                    f"{claim['than_value']} (speed-up {than / at:.2f}x)")
-        return claims.row(claim, measured, untested=engine.untested(engine.TIMING, at < than))
-    sign = 1 if claim["direction"] == "increasing" else -1
-    if claim["metric"] == SECONDS_PER_TREE:
+def claim_row(claim: dict, values: pd.Series, table: pd.DataFrame, sweep: dict, permutations: int, seed,
+              timing: pd.DataFrame | None = None) -> dict:
+    """A metric's ``trend`` tested over queries; timings, from the dedicated timing job (``timing``), described."""
+    if claim["kind"] == "faster" or claim["metric"] == SECONDS_PER_TREE:
+        per_learner = seconds_per_tree(timing)
+        ordered = sorted(sweep[claim["learner"]].items(), key=lambda item: float(item[0]))
+        per_value = {float(value): per_learner[learner][0] for value, learner in ordered if learner in per_learner}
+        how = describe(timing[timing["learner"].isin([learner for _, learner in ordered])])
+        if claim["kind"] == "faster":
+            at, than = per_value[float(claim["at"])], per_value[float(claim["than_value"])]
+            measured = (f"{claim['learner']}: {at:.3g} s per tree at {claim['at']} vs {than:.3g} s at "
+                        f"{claim['than_value']} (speed-up {than / at:.2f}x; {how})")
+            return claims.row(claim, measured, untested=engine.untested(engine.TIMING, at < than))
         from scipy.stats import spearmanr
 
-        x, y = rows["value"].to_numpy(float), rows[SECONDS_PER_TREE].to_numpy(float)
+        sign = 1 if claim["direction"] == "increasing" else -1
+        x, y = np.array(list(per_value), dtype=float), np.array(list(per_value.values()), dtype=float)
         rho = float(spearmanr(x, y).statistic) if np.ptp(y) > 0 else 0.0
-        measured = f"seconds per tree from {y[0]:.4g} (at {x[0]:g}) to {y[-1]:.4g} (at {x[-1]:g}); Spearman rho {rho:+.2f}"
+        measured = (f"seconds per tree from {y[0]:.4g} (at {x[0]:g}) to {y[-1]:.4g} (at {x[-1]:g}); Spearman rho "
+                    f"{rho:+.2f} ({how})")
         return claims.row(claim, measured, untested=engine.untested(engine.TIMING, sign * rho > 0))
+    sign = 1 if claim["direction"] == "increasing" else -1
     ordered = sorted(sweep[claim["learner"]].items(), key=lambda item: float(item[0]))
     metric = claim["metric"]
     columns = [values.loc[(trained, metric)].rename(str(value)) for value, trained in ordered]
@@ -228,8 +254,9 @@ def make(files: dict, entry: dict, seed: int, dataset: str) -> Made:
     table = sweep_table(per_query, entry["sweep"], fit_seconds(_trained.read_meta(files["meta"])),
                         seed=derive_seed(seed, dataset, entry["entry"]))
     values = claims.per_query_means(per_query, entry["convention"])
+    timing = pd.read_csv(files["timing"]) if "timing" in files else None
     tests = claims.claim_tests(entry, lambda claim, claim_seed: claim_row(
-        claim, values, table, entry["sweep"], entry["permutations"], claim_seed), seed)
+        claim, values, table, entry["sweep"], entry["permutations"], claim_seed, timing), seed)
     title = f"{dataset}: {entry['paper']}, {entry['artefact']} ({entry['convention']})"
     return Made(table, tests, markdown(table, entry, dataset, tests),
                 lambda outputs: plot(table, entry["metrics"], entry["param"], outputs, title=title))
