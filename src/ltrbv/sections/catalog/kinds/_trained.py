@@ -53,6 +53,17 @@ def test_run_files(config: dict, dataset: str, entry: dict, learners) -> dict:
             "data": split_files(config, dataset, entry)}
 
 
+def timed_run_files(config: dict, dataset: str, name: str, entry: dict, learners, timed) -> dict:
+    """:func:`test_run_files`, and the entry's timing table when it has timing claims (``timed``: their learners)."""
+    from ..entries import catalog_file
+    from ..timing import TIMING_EXT
+
+    found = test_run_files(config, dataset, entry, learners)
+    if timed:
+        found["timing"] = catalog_file(name, TIMING_EXT, dataset)
+    return found
+
+
 def training_benchmarks(config: dict, dataset: str, name: str, entry: dict, learners) -> list[str]:
     """The benchmark files of the training jobs behind an entry and of its own job."""
     files = [path for learner in dict.fromkeys(learners) for fold in entry_folds(config, dataset, entry)

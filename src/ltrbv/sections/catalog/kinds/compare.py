@@ -18,10 +18,9 @@ from ....compare.significance import POOLED, significance_markdown, significance
 from ....metrics import evaluate
 from ....tables import markdown_table
 from .. import claims
-from ..entries import catalog_file
 from ..pages import claims_section, heading, params_section
 from ..tables import QUANTITIES, Made, fit_seconds, per_query_values
-from ..timing import TIMING_EXT, describe, seconds_per_tree
+from ..timing import describe, seconds_per_tree
 from . import _trained
 
 NAME = "compare"
@@ -85,10 +84,7 @@ def params(config: dict, dataset: str, entry: dict) -> dict:
 
 def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
     """Its runs' scores, records and test splits, and its timing table when it has timing claims."""
-    found = _trained.test_run_files(config, dataset, entry, learners(config, entry))
-    if timed(config, entry):
-        found["timing"] = catalog_file(name, TIMING_EXT, dataset)
-    return found
+    return _trained.timed_run_files(config, dataset, name, entry, learners(config, entry), timed(config, entry))
 
 
 def benchmarks(config: dict, dataset: str, name: str, entry: dict) -> list[str]:

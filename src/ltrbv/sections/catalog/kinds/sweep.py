@@ -24,9 +24,8 @@ from ....workflow.validation import sweep_problems
 from .. import claims
 from ..generated import bag_param_problems, learner_for, printed_alike, same_value
 from ..pages import claims_section, heading, params_section
-from ..entries import catalog_file
 from ..tables import SECONDS_PER_TREE, Made, fit_seconds, per_query_values
-from ..timing import TIMING_EXT, describe, seconds_per_tree
+from ..timing import describe, seconds_per_tree
 from . import _trained
 
 NAME = "sweep"
@@ -117,10 +116,7 @@ def params(config: dict, dataset: str, entry: dict) -> dict:
 
 def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
     """Its runs' scores, records and test splits, and its timing table when it has timing claims."""
-    found = _trained.test_run_files(config, dataset, entry, learners(config, entry))
-    if timed(config, entry):
-        found["timing"] = catalog_file(name, TIMING_EXT, dataset)
-    return found
+    return _trained.timed_run_files(config, dataset, name, entry, learners(config, entry), timed(config, entry))
 
 
 def benchmarks(config: dict, dataset: str, name: str, entry: dict) -> list[str]:
