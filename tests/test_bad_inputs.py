@@ -944,6 +944,13 @@ WORKFLOW_CASES = [
     catalog_case("power-one", lambda s: s.update(power=1.0), r"1.0 is greater than or equal to the maximum of 1"),
     catalog_case("power-nan", lambda s: s.update(power=float("nan")), r"catalog.power: nan is not a finite number"),
     catalog_case("level-zero", lambda s: s.update(level=0), r"0 is less than or equal to the minimum of 0"),
+    # -- the timing jobs' keys ---------------------------------------------------------------------------------
+    catalog_case("timing-repeats-zero", lambda s: s.update(timing={"repeats": 0}),
+                 r"catalog.timing.repeats: 0 is less than the minimum of 1"),
+    catalog_case("timing-trees-float", lambda s: s.update(timing={"trees": 2.5}),
+                 r"catalog.timing.trees: 2.5 is not of type 'integer'"),
+    catalog_case("timing-unknown-key", lambda s: s.update(timing={"repeat": 3}),
+                 r"catalog.timing.repeat: unknown key; did you mean 'repeats'"),
     catalog_case("significant-key-removed", entry_change("cmp", claims=[
         {"kind": "better", "learner": "rf", "than": "gbm", "significant": True, "text": "t"}]),
         r"catalog.entries.cmp.claims\[0\].significant: unknown key"),
