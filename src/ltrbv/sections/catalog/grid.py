@@ -62,6 +62,9 @@ def schema(document: dict) -> dict:
     entry["allOf"] = [{"if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
                        "then": {"properties": dict(module.FIELDS), "required": list(module.REQUIRED)}}
                       for name, module in KINDS.items()]
+    claim = document["$defs"]["claim"]["properties"]["kind"]
+    claim["enum"] = list(dict.fromkeys(kind for module in KINDS.values() for kind in module.CLAIMS))
+    claim.pop("type", None)
     return document
 
 
