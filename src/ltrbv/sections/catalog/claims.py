@@ -21,8 +21,11 @@ import numpy as np
 import pandas as pd
 
 from ...compare import claims as engine
-from ...compare.significance import per_query_means  # noqa: F401  (the kinds' per-query values, seeds averaged)
+from ...compare.significance import per_query_means
 from ...seeding import derive_seed
+
+__all__ = ["COLUMNS", "JUDGED", "claim_tests", "common_problems", "judge_claims", "paired", "per_query_means",
+           "read_claim_tests", "row"]
 
 COLUMNS = ["claim", "text", "paper_numbers", "measured", "relation", "estimate", "ci_low", "ci_high", "p",
            "p_randomisation", "n", "se", "margin", "paper_effect", "p_beyond", "untested"]

@@ -16,7 +16,6 @@ import pandas as pd
 
 from ....biasvar.uncertainty import query_bootstrap_interval
 from ....compare import claims as engine
-from ....learners import LEARNER_KINDS
 from ....learners.bag import BAG_KIND
 from ....seeding import derive_seed
 from ....tables import markdown_table
