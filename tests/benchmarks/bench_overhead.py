@@ -197,7 +197,7 @@ def show(report: dict) -> None:
 # -- start-up ---------------------------------------------------------------------------------------------
 
 EMPTY_SNAKEFILE = textwrap.dedent("""
-    N = int(config.get("n", 0))
+    N = int(config.get("count", 0))
     rule all:
         input: expand("out/{i}.txt", i=range(N))
     rule empty:
@@ -214,8 +214,8 @@ def empty_jobs(n: int, env: dict) -> dict:
         folder = Path(scratch)
         (folder / "Snakefile").write_text(EMPTY_SNAKEFILE)
         (folder / "empty.py").write_text("open(snakemake.output[0], 'w').close()\n")
-        none = run_snakemake(["--cores", "2", "--config", "n=0"], folder, env)
-        some = run_snakemake(["--cores", "2", "--config", f"n={n}"], folder, env)
+        none = run_snakemake(["--cores", "2", "--config", "count=0"], folder, env)
+        some = run_snakemake(["--cores", "2", "--config", f"count={n}"], folder, env)
     own = (some["snakemake_own_cpu_s"] - none["snakemake_own_cpu_s"]) / n
     job = (some["tree_cpu_s"] - some["snakemake_own_cpu_s"] - none["tree_cpu_s"] + none["snakemake_own_cpu_s"]) / n
     return {"jobs": n, "snakemake_per_job_s": round(own, 3), "job_process_per_job_s": round(job, 3),

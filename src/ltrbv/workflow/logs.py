@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import resource
 import sys
 from contextlib import contextmanager
@@ -10,6 +11,9 @@ from contextlib import contextmanager
 #: the last line of every job's log: the job process's CPU seconds, before the rule's work (the interpreter, the
 #: Snakemake preamble, the script's imports) and in it; read by tests/benchmarks/bench_overhead.py and ltrbv plan
 CPU_LINE = "job CPU: {startup:.3f} s start-up + {work:.3f} s work = {total:.3f} s ({children:.3f} s in child processes)"
+#: :data:`CPU_LINE` read back
+CPU_LINE_PATTERN = re.compile(r"^job CPU: (?P<startup>[0-9.]+) s start-up \+ (?P<work>-?[0-9.]+) s work = "
+                              r"(?P<total>[0-9.]+) s \((?P<children>[0-9.]+) s in child processes\)$")
 
 
 def process_cpu() -> tuple[float, float]:
