@@ -171,6 +171,55 @@ def calibration_run(folder: Path, config: dict, cores: int, rerun: bool) -> dict
     return info
 
 
+WARM_UP = """
+import sys, tempfile, yaml
+from pathlib import Path
+from ltrbv.data.cache import load_cache, save_cache
+from ltrbv.data.letor import read_letor
+from ltrbv.data.synthetic import SyntheticSpec, write_letor_folds
+from ltrbv.evaluation import per_query_table
+from ltrbv.learners import LEARNER_KINDS, make_learner
+from ltrbv.workflow.plan import expanded_config
+
+config = expanded_config(yaml.safe_load(Path(sys.argv[1]).read_text()))
+with tempfile.TemporaryDirectory() as folder:
+    seen = set()
+    for name, entry in config["datasets"].items():
+        spec = {**entry["synthetic"], "n_queries": 30, "seed": 1}
+        spec = SyntheticSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()})
+        write_letor_folds(Path(folder) / name, spec, folds=(1,))
+        splits = {}
+        for split in ("train", "vali", "test"):
+            data = read_letor(Path(folder) / name / "Fold1" / f"{split}.txt", n_features=entry["n_features"],
+                              max_feature=entry["n_features"], label_range=tuple(entry["label_range"]))
+            save_cache(data, Path(folder) / f"{name}-{split}.npz")
+            splits[split] = load_cache(Path(folder) / f"{name}-{split}.npz")
+        for learner, spec in config["learners"].items():
+            if spec["kind"] not in ("random_forest", "xgboost", "lightgbm"):
+                continue
+            params = {**spec.get("params", {}), "n_estimators": 2}
+            key = (spec["kind"], repr(sorted((k, v) for k, v in params.items() if k not in ("n_estimators", "seed"))))
+            if key in seen:
+                continue
+            seen.add(key)
+            model = make_learner(spec["kind"], params, random_state=1, n_threads=1)
+            scores = model.fit_predict(splits["train"], splits["vali"], (splits["test"],))[0]
+            per_query_table(splits["test"], scores, config["metrics"], entry["conventions"])
+print("warmed up", len(seen), "learner variants")
+"""
+
+
+def warm_up(folder: Path, config: dict) -> None:
+    """Compile the numba kernels (numba caches them on disk) before any calibration job: a compilation is paid
+    once per checkout, and a job that paid it would be an outlier of its cost model."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "warm-up.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_WAIT_POLICY": "PASSIVE"}
+    result = subprocess.run([sys.executable, "-c", WARM_UP, str(path)], env=env, capture_output=True, text=True)
+    print(result.stdout.strip() or result.stderr[-2000:])
+
+
 def validate(calibration_dirs: list[Path], held_out: Path) -> dict:
     """Fit on the calibration runs, predict the held-out run's jobs: the error per rule and per group."""
     from ltrbv.workflow.costs import FEATURES, fit_models
@@ -244,6 +293,7 @@ def main() -> int:
     out = Path(args.out).resolve()
     runs = []
     full = args.full_grid if args.full_grid is not None else sorted(args.fractions)[len(args.fractions) // 2]
+    warm_up(out, calibration_config(config, min(args.fractions), mapping, caps))
     for fraction in args.fractions:
         folder = out / f"f{fraction:g}"
         run_config = calibration_config(config, fraction, mapping, caps, reduce_grids=fraction != full)
