@@ -2,7 +2,7 @@
 
     python tests/benchmarks/calibrate_costs.py --configfile config/paper.yaml config/catalog.yaml \\
         config/catalog-paper.yaml --sizes yahoo=Yahoo-set1 --fractions 0.0025 0.01 0.04 \\
-        --held-out 0.16 --held-out-datasets mslr10k [--out results/calibration] [--cores 2]
+        --full 0.01 --held-out 0.16 --lean-datasets mslr10k [--out results/calibration] [--cores 2]
     ltrbv plan --configfile config/paper.yaml config/catalog.yaml config/catalog-paper.yaml --placeholders \\
         --sizes yahoo=Yahoo-set1 --calibration results/calibration/f*/
 
@@ -16,8 +16,11 @@ dry-run listing made before it ran (``dryrun.txt``), its results and ``run.json`
 run, the load before and after).  Every job's log ends with its CPU time, the start-up apart
 (``ltrbv.workflow.logs.CPU_LINE``), which is what the cost models are fitted on.
 
-``--held-out F``: one more run at fraction F (on ``--held-out-datasets`` only, to keep it small), whose jobs the
-models fitted on the other runs predict; the error per rule (sum predicted / sum measured - 1, and the median
+One run (``--full``) has every job of the config on every data set: every key (rule, learner, setting, data set)
+is measured there.  The others are *lean* (fewer catalog entries and sweep values, on ``--lean-datasets``): they
+measure each group's exponents and constant work, which the full run's keys borrow.
+
+``--held-out F``: one more lean run at fraction F, whose jobs the models fitted on the other runs predict; the error per rule (sum predicted / sum measured - 1, and the median
 job's) is written to ``<out>/validation.json`` and ``.md``.  A run folder that already holds a finished run
 (``run.json``) is reused, not rerun (``--rerun`` to redo it).
 
@@ -87,11 +90,14 @@ def synthetic_entry(name: str, entry: dict, train, fraction: float, mapping: dic
 
 
 def calibration_config(config: dict, fraction: float, mapping: dict, caps: dict, datasets=None,
-                       reduce_grids: bool = False) -> dict:
+                       lean: bool = False) -> dict:
     """The config of one calibration run: every data set of the run replaced by a synthetic one of its shape at
-    ``fraction`` of its training queries, every learner's trees capped and one thread, the repetitions cut; with
-    ``reduce_grids`` every catalog grid searched over the first and last value of each parameter only (its other
-    combinations are measured at the run without it: their intercepts, with the exponents of these)."""
+    ``fraction`` of its training queries, every learner's trees capped and one thread, the repetitions cut.
+
+    ``lean``: a run that measures the cost models' exponents, not every key: the catalog keeps the first entry
+    of each kind (the first two comparisons), each sweep (the catalog's and the study's) its first and last
+    value, each grid the first and last value of each parameter.  The keys it leaves out are measured by the
+    full run; the plan prices them with their own intercepts and their group's exponents."""
     config = copy.deepcopy(config)
     sizes = SizeTable(expanded_config(config), mapping=mapping)
     names = list(datasets or config["run"]["datasets"])
@@ -124,15 +130,40 @@ def calibration_config(config: dict, fraction: float, mapping: dict, caps: dict,
     if isinstance(catalog, dict):
         if catalog.get("seeds"):
             catalog["seeds"] = catalog["seeds"][:1]
+        if lean:
+            catalog["entries"] = lean_entries(catalog.get("entries") or {}, config["learners"])
+            if isinstance(study, dict) and isinstance(study.get("sweep"), dict) and study["sweep"].get("values"):
+                values = study["sweep"]["values"]
+                study["sweep"]["values"] = sorted({values[0], values[-1]})
         for entry in (catalog.get("entries") or {}).values():
             if isinstance(entry, dict) and entry.get("seeds"):
                 entry["seeds"] = entry["seeds"][:1]
-            if reduce_grids and isinstance(entry, dict) and isinstance(entry.get("grid"), dict):
+            if lean and isinstance(entry, dict) and isinstance(entry.get("values"), list) and len(entry["values"]) > 2:
+                entry["values"] = [entry["values"][0], entry["values"][-1]]
+            if lean and isinstance(entry, dict) and isinstance(entry.get("grid"), dict):
                 entry["grid"] = {param: sorted({values[0], values[-1]}, key=values.index)
                                  for param, values in entry["grid"].items()}
                 combinations = math.prod(len(values) for values in entry["grid"].values())
                 entry["sizes"] = sorted({1, combinations})
     return config
+
+
+def lean_entries(entries: dict, learners: dict) -> dict:
+    """The catalog entries a lean run keeps, in order: the first of each kind, and each comparison that adds a
+    learner family (a kind and a forest's splitting) the kept ones lack."""
+    def family(name):
+        entry = learners.get(name, {})
+        return entry.get("kind"), (entry.get("params") or {}).get("splitting")
+
+    kept, kinds, families = {}, set(), set()
+    for name, entry in entries.items():
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        new = {family(learner) for learner in entry.get("learners", [])} - families if kind == "compare" else set()
+        if kind is None or kind not in kinds or new:
+            kept[name] = entry
+            kinds.add(kind)
+            families |= {family(learner) for learner in entry.get("learners", [])} if isinstance(entry, dict) else set()
+    return kept
 
 
 def snakemake(folder: Path, *extra: str, cores: int = 2, capture: bool = False):
@@ -275,10 +306,11 @@ def main() -> int:
     parser.add_argument("--fractions", nargs="+", type=float, default=[0.0025, 0.01, 0.04],
                         help="calibration sizes, as fractions of each data set's training queries")
     parser.add_argument("--held-out", type=float, help="one more size, predicted from the others and measured")
-    parser.add_argument("--held-out-datasets", nargs="+", help="data sets of the held-out run (default: all)")
-    parser.add_argument("--full-grid", type=float,
-                        help="the one fraction whose run searches every catalog grid in full (default: the middle of "
-                        "--fractions); the other runs search each grid's corners")
+    parser.add_argument("--full", type=float,
+                        help="the one fraction whose run has every job of the config, on every data set (default: the "
+                        "middle of --fractions); the other runs, and the held-out one, are lean (calibration_config)")
+    parser.add_argument("--lean-datasets", nargs="+",
+                        help="the data sets of the lean runs (default: all); the others are measured at --full only")
     parser.add_argument("--sizes", nargs="+", default=[], metavar="DATASET=NAME",
                         help="absent data sets' published sizes (as ltrbv plan --sizes)")
     parser.add_argument("--caps", nargs="+", default=[], metavar="KIND=TREES",
@@ -292,18 +324,20 @@ def main() -> int:
     config = merged_config([str(Path(p).resolve()) for p in args.configfile])
     out = Path(args.out).resolve()
     runs = []
-    full = args.full_grid if args.full_grid is not None else sorted(args.fractions)[len(args.fractions) // 2]
+    full = args.full if args.full is not None else sorted(args.fractions)[len(args.fractions) // 2]
     warm_up(out, calibration_config(config, min(args.fractions), mapping, caps))
     for fraction in args.fractions:
         folder = out / f"f{fraction:g}"
-        run_config = calibration_config(config, fraction, mapping, caps, reduce_grids=fraction != full)
+        lean = fraction != full
+        run_config = calibration_config(config, fraction, mapping, caps, datasets=args.lean_datasets if lean else None,
+                                        lean=lean)
         info = calibration_run(folder, run_config, args.cores, args.rerun)
         print(f"f={fraction:g}: {info['tree_cpu_s']} CPU-s, wall {info['wall_s']} s, load {info['load_before']} -> "
               f"{info['load_after']}" + (f", FAILED jobs: {info.get('failed')}" if info["returncode"] else ""))
         runs.append(folder)
     if args.held_out:
         folder = out / f"heldout-f{args.held_out:g}"
-        run_config = calibration_config(config, args.held_out, mapping, caps, args.held_out_datasets, reduce_grids=True)
+        run_config = calibration_config(config, args.held_out, mapping, caps, args.lean_datasets, lean=True)
         info = calibration_run(folder, run_config, args.cores, args.rerun)
         print(f"held-out f={args.held_out:g}: {info['tree_cpu_s']} CPU-s, wall {info['wall_s']} s, load "
               f"{info['load_before']} -> {info['load_after']}")
