@@ -487,13 +487,14 @@ CLI_CASES = [
             r"c.yaml: is a FIFO \(named pipe\) or a pipe, expected a config file"),
     CliCase("plan-config-device", lambda f, d: ["plan", "--configfile", "/dev/zero"],
             r"/dev/zero: is a character device, expected a config file"),
-    CliCase("plan-scale-without-calibration", lambda f, d: ["plan", "--scale", "abc"],
-            r"--scale multiplies the costs of --calibration; give --calibration too"),
-    *[CliCase(f"plan-scale-{name}", (lambda v: lambda f, d: ["plan", "--calibration", str(d), "--scale", v])(value), message)
-      for name, value, message in (("not-a-number", "abc", r"--scale: factor 'abc' is not a number"),
-                                   ("nan", "x=nan", r"--scale: factor 'nan' is not finite"),
-                                   ("negative", "-3", r"--scale: factor '-3' must be > 0"),
-                                   ("no-dataset", "=2", r"--scale takes one number or DATASET=FACTOR pairs"))],
+    CliCase("plan-sizes-without-calibration", lambda f, d: ["plan", "--sizes", "yahoo=Yahoo-set1"],
+            r"--sizes gives the data sets' sizes for pricing with --calibration; give --calibration too"),
+    *[CliCase(f"plan-sizes-{name}", (lambda v: lambda f, d: ["plan", "--calibration", str(d), "--sizes", v])(value), message)
+      for name, value, message in (("unknown-name", "yahoo=Yahoo-set9", r"--sizes: no published sizes of 'Yahoo-set9'"),
+                                   ("no-dataset", "=Yahoo-set1", r"--sizes takes DATASET=NAME pairs"),
+                                   ("no-pair", "Yahoo-set1", r"--sizes takes DATASET=NAME pairs"))],
+    CliCase("plan-calibration-not-a-run", lambda f, d: ["plan", "--calibration", str(d)],
+            r"--calibration .*: no config.yaml; a calibration run folder holds the run's complete config"),
     *[CliCase(f"plan-benchmark-{name}", (lambda t: lambda f, d: ["plan", "--calibration", str(benchmark(d, t))])(text),
               rf"performance_table.tsv{where}: {message}")
       for name, text, where, message in (

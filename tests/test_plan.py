@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import yaml
 
 from conftest import REPO
 from ltrbv.cli import main
 from ltrbv.workflow.dryrun import Job
-from ltrbv.workflow.plan import calibration_costs, calibration_targets, dry_run, estimate, merge
+from ltrbv.workflow.plan import calibration_targets, dry_run, merge
 
 
 @pytest.fixture(scope="module")
@@ -48,28 +49,86 @@ def test_calibration_targets_cover_each_learner_and_setting_once(paper_plan):
     assert len(targets) == len(keys) == len(set(targets))
 
 
-def test_estimate_multiplies_job_counts_by_calibrated_medians(tmp_path):
-    root = tmp_path / "benchmarks"
-    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-    for fold, cpu in (("Fold1", 10.0), ("Fold2", 30.0), ("Fold3", 20.0)):  # median 20 core-seconds
-        path = root / "train_biasvar_bootstrap/rf-point" / fold / "subsample=0.1.tsv"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(header + f"{cpu / 2}\t0\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
-    path = root / "performance_table.tsv"
-    path.write_text(header + "4.0\t0\t1\t1\t1\t1\t0\t0\t50\t0\n")  # no CPU time recorded: wall time counts
-    costs = calibration_costs([str(root)])
-    assert len(costs) == 4
-    jobs = [Job("train_biasvar_bootstrap", (("learner", "rf-point"), ("setting", "subsample=0.1"))) for _ in range(90)]
-    jobs += [Job("train_biasvar_bootstrap", (("learner", "rf-point"), ("setting", "subsample=0.5")))] * 9
-    jobs += [Job("performance_table", ()), Job("plot_performance", ())]
-    table = estimate(jobs, costs, scale=3.0).set_index(["rule", "setting"])
-    assert estimate(jobs, costs, scale={"other": 5.0})["core_hours"].sum() == pytest.approx((99 * 20.0 + 4.0) / 3600)
-    assert table.loc[("train_biasvar_bootstrap", "subsample=0.1"), "core_seconds_each"] == pytest.approx(60.0)
-    assert table.loc[("train_biasvar_bootstrap", "subsample=0.5"), "source"] == "rule+learner"
-    assert table.loc[("performance_table", ""), "core_seconds_each"] == pytest.approx(4.0)  # not scaled
-    assert table.loc[("plot_performance", ""), "source"] == "uncalibrated"
-    total = table["core_hours"].sum()
-    assert total == pytest.approx((99 * 60.0 + 4.0) / 3600)
+DEMO = REPO / "config" / "demo.yaml"
+
+
+def job_block(rule: str, log: str, bench: str, inputs=(), **wildcards) -> str:
+    """One job of a Snakemake dry-run listing."""
+    lines = [f"rule {rule}:"]
+    if inputs:
+        lines.append("    input: " + ", ".join(inputs))
+    lines += [f"    log: {log}", f"    benchmark: {bench}",
+              "    wildcards: " + ", ".join(f"{k}={v}" for k, v in wildcards.items()), ""]
+    return "\n".join(lines) + "\n"
+
+
+def calibration_run(root, queries: int, docs_per_query: int, work: dict, bench_only=()):
+    """A calibration run folder (config.yaml, dryrun.txt, results/) of the demo config whose Fold1 splits have
+    ``queries`` x ``docs_per_query`` documents; ``work``: {(rule, learner, seed): work seconds} written as the
+    jobs' log lines (or, for ``bench_only``, as benchmark files without a log)."""
+    from ltrbv.data.cache import save_cache
+    from ltrbv.data.from_arrays import ranking_data
+    from ltrbv.workflow.logs import CPU_LINE
+
+    root.mkdir(parents=True)
+    (root / "config.yaml").write_text(DEMO.read_text())
+    for split in ("train", "vali", "test"):
+        n = queries if split == "train" else max(1, queries // 3)
+        qid = np.repeat(np.arange(n), docs_per_query)
+        labels = np.tile([1] + [0] * (docs_per_query - 1), n)
+        save_cache(ranking_data(qid, labels, np.zeros((qid.size, 46), np.float32)),
+                   root / "results/demo/parsed/Fold1" / f"{split}.npz")
+    listing = []
+    for (rule, learner, seed), seconds in work.items():
+        job = f"{rule}/{learner}/Fold1/seed{seed}" if rule == "train_model" else f"{rule}/{learner}"
+        log, bench = f"results/demo/logs/{job}.log", f"results/demo/benchmarks/{job}.tsv"
+        wildcards = {"dataset": "demo", "learner": learner, **({"fold": "Fold1", "seed": seed} if rule == "train_model" else {})}
+        listing.append(job_block(rule, log, bench, inputs=[f"in{i}" for i in range(5 if rule == "evaluate" else 3)],
+                                 **wildcards))
+        if (rule, learner, seed) in bench_only:
+            (root / bench).parent.mkdir(parents=True, exist_ok=True)
+            (root / bench).write_text("s\tcpu_time\n" + f"{seconds}\t{seconds + 0.5}\n")
+        else:
+            (root / log).parent.mkdir(parents=True, exist_ok=True)
+            (root / log).write_text("training ...\n" + CPU_LINE.format(startup=0.5, work=seconds, total=seconds + 0.5,
+                                                                       children=0.0) + "\n")
+    (root / "dryrun.txt").write_text("Building DAG of jobs...\n" + "".join(listing) + "Job stats:\n")
+    return root
+
+
+def test_calibration_runs_give_each_job_its_cost_and_sizes_and_price_a_larger_plan(tmp_path):
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config
+
+    law = {"rf-point": lambda docs: 1e-4 * docs ** 1.2, "lambdamart": lambda docs: 4e-4 * docs ** 1.0}
+    runs = []
+    for queries in (40, 160):
+        docs = queries * 20
+        work = {("train_model", learner, seed): f(docs) for learner, f in law.items() for seed in (1, 2)}
+        work[("evaluate", "rf-point", 1)] = 0.2
+        runs.append(str(calibration_run(tmp_path / f"q{queries}", queries, 20, work,
+                                        bench_only={("train_model", "lambdamart", 2)})))
+    table = calibration_costs(runs)
+    first = table[(table["run"] == runs[0]) & (table["learner"] == "rf-point") & (table["rule"] == "train_model")]
+    assert set(first["docs"]) == {800.0} and set(first["trees"]) == {100.0} and set(first["list_length"]) == {20.0}
+    assert set(first["family"]) == {"forest-point"} and set(first["startup"]) == {0.5}
+    bench = table[(table["learner"] == "lambdamart") & (table["startup"] == 0.0)]
+    assert len(bench) == 2  # the benchmark file's CPU time, all of it work, where a job has no log line
+    evaluate = table[table["rule"] == "evaluate"]
+    assert set(evaluate["inputs"]) == {5.0} and set(evaluate["docs"]) == {13 * 20.0, 53 * 20.0}
+
+    models = fit_models(table, training_rules=MODEL_RULES)
+    assert models.groups[("train_model", "forest-point")].exponents["docs"] == pytest.approx(1.2, abs=2e-3)  # the log lines have 3 decimals
+    config = expanded_config(yaml.safe_load(DEMO.read_text()))
+    sizes = SizeTable(config, results=tmp_path / "q160" / "results")
+    jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "rf-point"), ("seed", "1")))]
+    planned = estimate(jobs, config, sizes, models)
+    assert planned["core_hours"].sum() * 3600 == pytest.approx(0.5 + law["rf-point"](3200), rel=1e-3)
+    # a larger data set: the same job priced at its documents (the synthetic spec: 400 x 3/5 queries x 30)
+    config["datasets"]["demo"]["synthetic"]["n_queries"] = 4000
+    big = estimate(jobs, config, SizeTable(config), models)
+    assert big["core_hours"].sum() * 3600 == pytest.approx(0.5 + law["rf-point"](2400 * 30), rel=1e-2)
+    assert big["low"].sum() < big["core_hours"].sum() < big["high"].sum()
 
 
 def test_plan_cli_prints_the_job_count(capsys):

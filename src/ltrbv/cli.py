@@ -130,28 +130,17 @@ def _check_synthetic_args(args: argparse.Namespace) -> None:
                          "refusing to overwrite a data set: choose a new folder, or give --overwrite")
 
 
-def _scale(values: list[str] | None):
-    """``--scale 3`` (every dataset) or ``--scale mslr10k=16.7 yahoo=11.2`` (per dataset); factors > 0."""
-    if not values:
-        return 1.0
-    if len(values) == 1 and "=" not in values[0]:
-        return _factor(values[0])
-    pairs = [v.split("=", 1) for v in values]
-    if any(len(p) != 2 or not p[0] for p in pairs):
-        raise ValueError(f"--scale takes one number or DATASET=FACTOR pairs, got {values}")
-    return {name: _factor(factor) for name, factor in pairs}
+def _sizes(values: list[str] | None) -> dict:
+    """``--sizes yahoo=Yahoo-set1 ...``: a config data set -> the published data set whose sizes price it."""
+    from .workflow.sizes import PUBLISHED
 
-
-def _factor(text: str) -> float:
-    from .input_files import parse_float
-
-    try:
-        value = parse_float(text, "factor")
-    except ValueError as error:
-        raise ValueError(f"--scale: {error}") from None
-    if value <= 0:
-        raise ValueError(f"--scale: factor {text!r} must be > 0")
-    return value
+    pairs = [value.split("=", 1) for value in values or []]
+    if any(len(pair) != 2 or not pair[0] or not pair[1] for pair in pairs):
+        raise ValueError(f"--sizes takes DATASET=NAME pairs (NAME one of {', '.join(PUBLISHED)}), got {values}")
+    unknown = [name for _, name in pairs if name not in PUBLISHED]
+    if unknown:
+        raise ValueError(f"--sizes: no published sizes of {', '.join(map(repr, unknown))}; known: {', '.join(PUBLISHED)}")
+    return dict(pairs)
 
 
 def _check_config_files(paths) -> None:
@@ -180,15 +169,15 @@ def _check_config(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .workflow.plan import calibration_costs, calibration_targets, dry_run, estimate
+    from .workflow.costs import FEATURES, fit_models
+    from .workflow.plan import (MODEL_RULES, SizeTable, calibration_costs, calibration_targets, dry_run, estimate,
+                                expanded_config, merged_config)
 
     _check_config_files(args.configfile)
-    if args.scale and not args.calibration:
-        raise ValueError("--scale multiplies the costs of --calibration; give --calibration too")
-    scale = _scale(args.scale)  # checked before the dry run, as are the calibration's files
-    costs = calibration_costs(args.calibration) if args.calibration else None
-    if costs is not None and costs.empty:
-        raise ValueError(f"no benchmark files under {', '.join(args.calibration)}")
+    if args.sizes and not args.calibration:
+        raise ValueError("--sizes gives the data sets' sizes for pricing with --calibration; give --calibration too")
+    mapping = _sizes(args.sizes)
+    costs = calibration_costs(args.calibration) if args.calibration else None  # checked before the dry run
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
     if args.calibration_targets:
         print("\n".join(calibration_targets(jobs)))
@@ -198,17 +187,45 @@ def _plan(args: argparse.Namespace) -> int:
     for rule, count in counts.items():
         if rule != "total":
             print(f"  {rule:<24} {count:>6}")
-    if args.calibration:
-        table = estimate(jobs, costs, scale=scale)
-        known = table["core_hours"].notna()
-        print(f"\nestimated from {len(costs)} calibration jobs (training costs x {args.scale or 1}):")
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        per_dataset = table[known].groupby("dataset")["core_hours"].sum()
-        print("\n" + "; ".join(f"{name or '(no dataset)'}: {hours:.1f}" for name, hours in per_dataset.items()))
-        print(f"total: {table.loc[known, 'core_hours'].sum():.1f} core-hours"
-              + (f"; {int(table.loc[~known, 'jobs'].sum())} jobs of uncalibrated rules not counted" if (~known).any()
-                 else ""))
+    if costs is None:
+        return 0
+    models = fit_models(costs, training_rules=MODEL_RULES)
+    config = expanded_config(merged_config(args.configfile))
+    sizes = SizeTable(config, results=Path("results"), mapping=mapping)
+    table = estimate(jobs, config, sizes, models)
+    _print_models(models, costs, FEATURES)
+    _print_sizes(sizes)
+    show = table.sort_values("core_hours", ascending=False)
+    print(f"\nestimated core-hours ({len(costs)} calibration jobs in {len(args.calibration)} run(s); low/high: one "
+          "log-sd of each model's uncertainty):")
+    print(show.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    by_rule = table.groupby("rule")[["jobs", "core_hours", "low", "high"]].sum().sort_values("core_hours",
+                                                                                             ascending=False)
+    print("\nper rule:\n" + by_rule.to_string(float_format=lambda v: f"{v:.2f}"))
+    per_dataset = table.groupby("dataset")["core_hours"].sum()
+    print("\n" + "; ".join(f"{name or '(no dataset)'}: {hours:.1f}" for name, hours in per_dataset.items()))
+    sources = table.groupby("source")["jobs"].sum()
+    print("jobs priced by: " + "; ".join(f"{source} {int(n)}" for source, n in sources.items()))
+    print(f"total: {table['core_hours'].sum():.1f} core-hours (low {table['low'].sum():.1f}, high "
+          f"{table['high'].sum():.1f}) for {int(table['jobs'].sum())} jobs")
     return 0
+
+
+def _print_models(models, costs, features) -> None:
+    print("\ncost models (work = exp(a) * prod x^e per rule and learner family; * = fitted, else assumed; "
+          "sd: the exponent's, from a held-out size or a prior):")
+    for (rule, family), model in sorted(models.groups.items()):
+        exponents = " ".join(f"{f}^{model.exponents[f]:.2f}{'*' if f in model.fitted else ''}" for f in features
+                             if f in model.fitted or model.exponents[f] != 0)
+        print(f"  {rule:<24} {family or '-':<16} {model.jobs:>4} jobs {len(model.intercepts):>3} keys "
+              f"{model.sizes} sizes  {exponents}  (docs sd {model.exponent_sd['docs']:.2f} "
+              f"{model.exponent_sd_source}; residual {model.residual_sd:.2f})")
+
+
+def _print_sizes(sizes) -> None:
+    print("\ndata sizes (queries / documents):")
+    for (dataset, fold, split), size in sorted(sizes._cache.items()):
+        print(f"  {dataset} {fold} {split}: {size.queries:,} / {size.docs:,} ({size.source})")
 
 
 class _Version(argparse.Action):
@@ -318,10 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--configfile", nargs="+", default=[], help="config files, merged in order as snakemake --configfile merges them (none: the demo, config/demo.yaml)")
     plan.add_argument("--placeholders", action="store_true",
                       help="point absent real datasets at tiny placeholder folds (to list a paper-scale grid)")
-    plan.add_argument("--calibration", nargs="+", metavar="BENCHMARK_DIR",
-                      help="benchmark folders of a calibration run, e.g. results/mslr10k/benchmarks")
-    plan.add_argument("--scale", nargs="+", metavar="[DATASET=]FACTOR",
-                      help="multiply training costs, e.g. real training documents / calibration documents")
+    plan.add_argument("--calibration", nargs="+", metavar="RUN_DIR",
+                      help="calibration run folders (tests/benchmarks/calibrate_costs.py): price every job with cost "
+                      "models fitted on them (two or more data sizes)")
+    plan.add_argument("--sizes", nargs="+", metavar="DATASET=NAME",
+                      help="price an absent data set at a published data set's sizes, e.g. yahoo=Yahoo-set1 (a data "
+                      "set named by a manifest alias, e.g. mslr10k, needs none)")
     plan.add_argument("--calibration-targets", action="store_true",
                       help="print one training target per (rule, learner, setting): a small calibration run")
     plan.set_defaults(func=_plan)

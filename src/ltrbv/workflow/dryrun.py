@@ -11,6 +11,10 @@ class Job:
     rule: str
     wildcards: tuple = ()
     reason: str = field(default="", compare=False)
+    #: the job's input files, its log and benchmark file, as the listing names them
+    inputs: tuple = field(default=(), compare=False)
+    log: str = field(default="", compare=False)
+    benchmark: str = field(default="", compare=False)
 
     def get(self, name: str, default=None):
         return dict(self.wildcards).get(name, default)
@@ -24,12 +28,13 @@ _RULE = re.compile(r"^(?:local)?rule (\S+):\s*$")
 
 
 def parse_jobs(output: str) -> list[Job]:
-    """Jobs in Snakemake's dry-run listing ("rule NAME:" blocks with "wildcards:" and "reason:" lines)."""
+    """Jobs in Snakemake's dry-run listing ("rule NAME:" blocks with "wildcards:", "reason:", "input:", "log:" and
+    "benchmark:" lines)."""
     jobs, current = [], None
     for line in output.splitlines() + [""]:
         match = _RULE.match(line)
         if match:
-            current = {"rule": match.group(1), "wildcards": (), "reason": ""}
+            current = {"rule": match.group(1)}
             continue
         if current is None:
             continue
@@ -37,10 +42,13 @@ def parse_jobs(output: str) -> list[Job]:
         if stripped.startswith("wildcards:"):
             pairs = [item.split("=", 1) for item in stripped[len("wildcards:"):].split(", ") if "=" in item]
             current["wildcards"] = tuple(sorted((k.strip(), v.strip()) for k, v in pairs))
-        elif stripped.startswith("reason:"):
-            current["reason"] = stripped[len("reason:"):].strip()
+        elif stripped.startswith("input:"):
+            current["inputs"] = tuple(item.strip() for item in stripped[len("input:"):].split(", ") if item.strip())
+        elif stripped.startswith(("reason:", "log:", "benchmark:")):
+            name, _, value = stripped.partition(":")
+            current[name] = value.strip()
         elif not line.startswith((" ", "\t")):
-            jobs.append(Job(current["rule"], current["wildcards"], current["reason"]))
+            jobs.append(Job(**current))
             current = None
     return jobs
 

@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 import logging
+import re
+import resource
 import sys
 from contextlib import contextmanager
+
+#: the last line of every job's log: the job process's CPU seconds, before the rule's work (the interpreter, the
+#: Snakemake preamble, the script's imports) and in it; read by tests/benchmarks/bench_overhead.py and ltrbv plan
+CPU_LINE = "job CPU: {startup:.3f} s start-up + {work:.3f} s work = {total:.3f} s ({children:.3f} s in child processes)"
+#: :data:`CPU_LINE` read back
+CPU_LINE_PATTERN = re.compile(r"^job CPU: (?P<startup>[0-9.]+) s start-up \+ (?P<work>-?[0-9.]+) s work = "
+                              r"(?P<total>[0-9.]+) s \((?P<children>[0-9.]+) s in child processes\)$")
+
+
+def process_cpu() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process since it started, and of its finished child processes."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def cpu_line(startup: float) -> str:
+    """:data:`CPU_LINE` for a job whose process had used ``startup`` CPU seconds when its work began."""
+    own, children = process_cpu()
+    return CPU_LINE.format(startup=startup, work=own + children - startup, total=own + children, children=children)
 
 
 @contextmanager
@@ -13,10 +35,12 @@ def rule_log(snakemake):
     that started it is killed (:mod:`ltrbv.workflow.job_guard`).
 
     On an exception, the traceback is written to the log before the script
-    fails, so a failed job's log names the cause.
+    fails, so a failed job's log names the cause.  The log's last line is the job's CPU time
+    (:data:`CPU_LINE`): what the process used before this context (its start-up) and in it.
     """
     from .job_guard import watch_snakemake
 
+    startup = sum(process_cpu())
     path = snakemake.log[0] if len(snakemake.log) else None
     if path is None:
         watch_snakemake()
@@ -37,6 +61,7 @@ def rule_log(snakemake):
             logger.exception("rule %s failed", getattr(snakemake, "rule", "?"))
             raise
         finally:
+            print(cpu_line(startup), file=handle)
             handle.flush()
             sys.stdout, sys.stderr = saved
 

@@ -4,12 +4,16 @@
    With ``placeholders``, every real dataset of the run whose files are absent gets tiny placeholder
    folds (valid LETOR lines) in a scratch folder, so that the full grid of a paper-scale config can
    be listed on a machine without the data.
-2. ``snakemake --dry-run`` lists the jobs; the "Job stats" table gives the counts per rule.
-3. A calibration run's benchmark files (``results/*/benchmarks/<rule>/<learner>/.../*.tsv``, one per
-   job) give each job's cost in core-seconds (``cpu_time``; wall ``s`` where it is missing); a planned job
-   costs the median of the calibration jobs of the same rule, learner and setting (falling back to
-   the rule and learner, then the rule).  ``scale`` multiplies the training rules' costs, e.g. the
-   ratio of the real training set's documents to the calibration data's.
+2. ``snakemake --dry-run`` lists the jobs (rule, wildcards, input files); the "Job stats" table gives the
+   counts per rule.
+3. Each job gets its size features (:func:`job_features`: documents, list length, trees, models, input files)
+   from the config and the data sets' sizes (:mod:`ltrbv.workflow.sizes`: the files, or the published sizes of
+   an absent data set).
+4. Calibration runs (folders made by ``tests/benchmarks/calibrate_costs.py``: the run's complete config, its
+   dry-run listing and its results) give every job's CPU seconds (its log's last line, the start-up and the
+   work apart; its Snakemake benchmark file where the log has none) beside the same features;
+   :mod:`ltrbv.workflow.costs` fits each rule's cost as a power law of the features and prices every planned
+   job, with an uncertainty.
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from snakemake.utils import update_config
 from . import paths
 from .datasets import SPLITS, raw_file
 from ..sections.biasvar.grid import STUDY_PREDICTION
+from .costs import CostModels
 from .dryrun import Job, job_counts, parse_jobs
+from .logs import CPU_LINE_PATTERN as CPU_LINE
 from .sections import SECTIONS
+from .sizes import SplitSize, split_size
 
 REPO = Path(__file__).resolve().parents[3]
 #: the study's training rules, one per scheme: a job fits a run's B (bootstrap) or 2J (two-fold) models
@@ -136,55 +143,230 @@ def benchmark_cost(path) -> float | None:
     return cpu if cpu > 0 else values["s"]  # core-seconds; wall time only where CPU time is missing
 
 
-def calibration_costs(benchmark_roots: list[str]) -> pd.DataFrame:
-    """One row per calibration job: rule, learner, setting, core_seconds (from Snakemake benchmark files)."""
+def _benchmark_files(root: Path):
+    """(path, rule, wildcards) of every Snakemake benchmark file under ``root`` (a job's, by its name)."""
+    for path in sorted(root.rglob("*.tsv")):
+        relative = path.relative_to(root).with_suffix("").parts
+        if "benchmarks" in relative:
+            relative = relative[len(relative) - relative[::-1].index("benchmarks"):]
+        parsed = paths.parse_job("/".join(relative), SECTIONS.jobs())
+        if parsed is not None:
+            yield path, *parsed
+
+
+def job_cost(root: Path, job: Job) -> dict | None:
+    """A calibration job's CPU seconds ``{"startup", "work", "source"}``: its log's CPU line (exact), else its
+    benchmark file's CPU time (all of it counted as work); None for a job that did not run."""
+    log = root / job.log if job.log else None
+    if log is not None and log.is_file():
+        for line in reversed(log.read_text(encoding="utf-8", errors="replace").splitlines()):
+            match = CPU_LINE.match(line)
+            if match:
+                return {"startup": float(match["startup"]), "work": max(float(match["work"]), 0.0), "source": "log"}
+    bench = root / job.benchmark if job.benchmark else None
+    if bench is not None and bench.is_file():
+        cost = benchmark_cost(bench)
+        if cost is not None:
+            return {"startup": 0.0, "work": cost, "source": "benchmark"}
+    return None
+
+
+#: a calibration run folder's files (tests/benchmarks/calibrate_costs.py writes them)
+CALIBRATION_CONFIG = "config.yaml"
+CALIBRATION_DRYRUN = "dryrun.txt"
+
+
+def calibration_table(run_dir: str | Path) -> pd.DataFrame:
+    """One row per job of a calibration run: rule, learner, setting, family, dataset, startup, work and
+    :data:`ltrbv.workflow.costs.FEATURES`.  Every benchmark file under the folder is checked first (a bad one is
+    refused naming its file and line)."""
+    from ..input_files import check_regular_file
+
+    root = Path(run_dir)
+    if not root.is_dir():
+        raise ValueError(f"--calibration {run_dir}: not a folder")
+    for path, _, _ in _benchmark_files(root):
+        benchmark_cost(path)
+    config_path = root / CALIBRATION_CONFIG
+    if not config_path.exists():
+        raise ValueError(f"--calibration {run_dir}: no {CALIBRATION_CONFIG}; a calibration run folder holds the run's "
+                         f"complete config, its dry-run listing ({CALIBRATION_DRYRUN}) and its results "
+                         "(tests/benchmarks/calibrate_costs.py makes one)")
+    check_regular_file(config_path, "a config file")
+    raw = yaml.safe_load(config_path.read_text()) or {}
+    listing = root / CALIBRATION_DRYRUN
+    if listing.exists():
+        check_regular_file(listing, "a dry-run listing")
+        jobs = [job for job in parse_jobs(listing.read_text(encoding="utf-8")) if job.rule != "all"]
+    else:
+        jobs, _, _ = dry_run([str(config_path)])
+    config = expanded_config(raw)
+    sizes = SizeTable(config, results=root / paths.RESULTS)
     rows = []
-    for root in benchmark_roots:
-        for path in Path(root).rglob("*.tsv"):
-            parsed = paths.parse_job(path.relative_to(root).with_suffix("").as_posix(), SECTIONS.jobs())
-            if parsed is None:  # not a benchmark file of a rule's job
-                continue
-            rule, wildcards = parsed
-            cost = benchmark_cost(path)
-            if cost is None:
-                continue
-            learner = wildcards.get("learner") if rule in TRAINING_RULES + ("evaluate", "combine_bag", "reduce_biasvar") else None
-            setting = wildcards.get("setting") if rule in (*STUDY_TRAINING_RULES, "reduce_biasvar") else None
-            rows.append({"rule": rule, "learner": learner or "", "setting": setting or "", "core_seconds": cost})
-    return pd.DataFrame(rows, columns=["rule", "learner", "setting", "core_seconds"])
+    for job in jobs:
+        cost = job_cost(root, job)
+        if cost is None:
+            continue
+        rows.append({**job_key(job, config), "dataset": job.get("dataset") or "", **cost,
+                     **job_features(job, config, sizes)})
+    return pd.DataFrame(rows)
 
 
-def estimate(jobs: list[Job], costs: pd.DataFrame, scale: float | dict = 1.0) -> pd.DataFrame:
-    """Core-seconds per planned (dataset, rule, learner, setting), from the calibration's medians.
+def calibration_costs(run_dirs: list[str]) -> pd.DataFrame:
+    """The calibration tables of several runs, one after another (each row tagged with its run)."""
+    tables = []
+    for run_dir in run_dirs:
+        table = calibration_table(run_dir)
+        if table.empty:
+            raise ValueError(f"--calibration {run_dir}: no job of the run has a log or benchmark file with its CPU "
+                             "time (did the run finish?)")
+        tables.append(table.assign(run=str(run_dir)))
+    return pd.concat(tables, ignore_index=True)
 
-    ``scale`` multiplies the training rules' costs: one number, or ``{dataset: factor}`` (1 for a
-    dataset not named).
+
+# -- the size features of a job -------------------------------------------------------------------------------
+
+#: rules that fit a learner's models (their cost grows with the training set and the learner's trees)
+MODEL_RULES = (*TRAINING_RULES, "tree_strength")
+
+
+def expanded_config(config: dict) -> dict:
+    """A merged config with the schemas' defaults and every section's generated learners (the catalog's sweeps and
+    grids), as the workflow sees it (without the data checks: the dry run made them)."""
+    from .config_checks import fill_defaults
+
+    config = fill_defaults(copy.deepcopy(config))
+    for section in SECTIONS[1:]:
+        section.expand(config)
+    return config
+
+
+class SizeTable:
+    """The sizes of a config's data sets' splits (:func:`ltrbv.workflow.sizes.split_size`), each looked up once."""
+
+    def __init__(self, config: dict, results: Path | None = None, mapping: dict | None = None):
+        self.config, self.results, self.mapping = config, results, mapping or {}
+        self._cache = {}
+
+    def __call__(self, dataset: str, fold: str, split: str) -> SplitSize:
+        key = (dataset, fold, split)
+        if key not in self._cache:
+            self._cache[key] = split_size(self.config, dataset, fold, split, results=self.results,
+                                          mapping=self.mapping)
+        return self._cache[key]
+
+
+def learner_family(kind: str, params: dict) -> str:
+    """A learner's cost family: its kind, a forest's splitting (``forest-list``), a bag's base (``bag-xgboost``)."""
+    if kind == "random_forest":
+        return f"forest-{params.get('splitting', _default(kind, 'splitting'))}"
+    return kind
+
+
+def _default(kind: str, name: str):
+    import inspect
+
+    from ..learners import LEARNER_KINDS
+
+    parameter = inspect.signature(LEARNER_KINDS[kind]).parameters.get(name)
+    return None if parameter is None else parameter.default
+
+
+def _trees(kind: str, params: dict) -> float:
+    """A learner's trees (boosting rounds: the cap, an upper bound where it stops early); 1 for other kinds."""
+    if kind not in ("random_forest", "xgboost", "lightgbm"):
+        return 1.0
+    value = params.get("n_estimators", _default(kind, "n_estimators"))
+    return float(value) if value else 1.0
+
+
+def _model_spec(job: Job, config: dict) -> tuple[str, dict, float]:
+    """(kind, params, models in the job) of the learner a model rule's job fits."""
+    from ..sections.biasvar.grid import learner_spec, replicates
+    from ..sections.core.grid import bag_spec
+
+    learner = job.get("learner")
+    if job.rule in STUDY_TRAINING_RULES:
+        spec = learner_spec(config, learner, job.get("setting"))
+        models = len(replicates(config, job.rule.removeprefix("train_biasvar_")))
+        if "bag" in spec:
+            return spec["bag"]["kind"], spec["bag"]["params"], models * spec["bag"]["n_models"]
+        return spec["kind"], spec["params"], models
+    if job.rule == "bag_submodel":
+        spec = bag_spec(config, learner)
+        return spec["kind"], spec["params"], 1.0
+    if job.rule == "tree_strength":
+        from ..sections.diagnostics.grid import tree_strength_settings
+
+        entry = config["learners"][learner]
+        return entry["kind"], {**entry.get("params", {}), "n_estimators": tree_strength_settings(config)["n_trees"]}, 1.0
+    entry = config["learners"][learner]
+    return entry["kind"], entry.get("params", {}), 1.0
+
+
+def job_key(job: Job, config: dict) -> dict:
+    """rule, learner, setting and cost family of a job (the family of a model rule's learner; '' otherwise)."""
+    learner = job.get("learner") or job.get("model") or job.get("experiment") or job.get("page") or job.get("entry") or ""
+    family = ""
+    if job.rule in MODEL_RULES and job.get("learner") in config["learners"]:
+        kind, params, _ = _model_spec(job, config)
+        family = learner_family(kind, params)
+        if job.rule == "bag_submodel" or config["learners"][job.get("learner")]["kind"] == "bag":
+            family = f"bag-{family}"
+    return {"rule": job.rule, "learner": learner, "setting": job.get("setting") or "", "family": family}
+
+
+def _first_fold(config: dict, dataset: str) -> str:
+    return config["datasets"][dataset]["folds"][0]
+
+
+def job_features(job: Job, config: dict, sizes: SizeTable) -> dict:
+    """The size features of a job (:data:`ltrbv.workflow.costs.FEATURES`), each > 0:
+
+    * ``docs``: a model rule's training documents (the fold's training split), a parser's split, any other rule's
+      test documents (the data set's first fold where the job covers several);
+    * ``list_length``: the training split's documents per query (model rules; 1 otherwise);
+    * ``trees``: the learner's trees (model rules; 1 otherwise);
+    * ``models``: the models a job fits one after another (a study run's B or 2J; 1 otherwise);
+    * ``inputs``: the job's input files (rules that are not model rules; 1 otherwise).
     """
-    factors = scale if isinstance(scale, dict) else {}
-    default = 1.0 if isinstance(scale, dict) else float(scale)
-    costs = costs.fillna("")
-    by_setting = costs.groupby(["rule", "learner", "setting"])["core_seconds"].median().to_dict()
-    by_learner = costs.groupby(["rule", "learner"])["core_seconds"].median().to_dict()
-    by_rule = costs.groupby("rule")["core_seconds"].median().to_dict()
-    planned = pd.DataFrame([{"dataset": j.get("dataset") or "", "rule": j.rule, "learner": j.get("learner") or "",
-                             "setting": j.get("setting") or ""} for j in jobs],
-                           columns=["dataset", "rule", "learner", "setting"])
-    grouped = planned.groupby(["dataset", "rule", "learner", "setting"]).size().reset_index(name="jobs")
-    each, source = [], []
-    for row in grouped.itertuples():
-        candidates = ((by_setting, "rule+learner+setting", (row.rule, row.learner, row.setting)),
-                      (by_learner, "rule+learner", (row.rule, row.learner)), (by_rule, "rule", row.rule))
-        found = next(((table[key], label) for table, label, key in candidates if key in table), None)
-        if found is None:
-            each.append(float("nan"))
-            source.append("uncalibrated")
-        else:
-            factor = float(factors.get(row.dataset, default)) if row.rule in TRAINING_RULES else 1.0
-            each.append(found[0] * factor)
-            source.append(found[1])
-    grouped["core_seconds_each"] = each
-    grouped["core_hours"] = grouped["jobs"] * grouped["core_seconds_each"] / 3600
-    grouped["source"] = source
+    features = {"docs": 1.0, "list_length": 1.0, "trees": 1.0, "models": 1.0, "inputs": 1.0}
+    dataset = job.get("dataset")
+    if dataset is None or dataset not in config["datasets"]:
+        features["inputs"] = float(max(len(job.inputs), 1))
+        return features
+    fold = job.get("fold") or job.get("partition") or _first_fold(config, dataset)
+    if fold not in config["datasets"][dataset]["folds"]:
+        fold = _first_fold(config, dataset)
+    if job.rule in MODEL_RULES and job.get("learner") in config["learners"]:
+        kind, params, models = _model_spec(job, config)
+        train = sizes(dataset, fold, "train")
+        features.update(docs=float(train.docs), list_length=train.list_length, trees=_trees(kind, params),
+                        models=float(models))
+        return features
+    split = job.get("split") if job.rule in ("parse_split", "validation_split") and job.get("split") else "test"
+    if job.rule == "validation_split":
+        split = "train"
+    features.update(docs=float(sizes(dataset, fold, split).docs), inputs=float(max(len(job.inputs), 1)))
+    return features
+
+
+def estimate(jobs: list[Job], config: dict, sizes: SizeTable, models: CostModels) -> pd.DataFrame:
+    """Core-seconds per planned (dataset, rule, learner, setting): each job priced by its group's cost model, with
+    a low and a high estimate (one log-sd of the model's uncertainty apart)."""
+    rows = []
+    for job in jobs:
+        key = job_key(job, config)
+        price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], job.get("dataset") or "",
+                               job_features(job, config, sizes))
+        rows.append({"dataset": job.get("dataset") or "", **key, **price})
+    planned = pd.DataFrame(rows, columns=["dataset", "rule", "learner", "setting", "family", "seconds", "low", "high",
+                                          "source"])
+    grouped = planned.groupby(["dataset", "rule", "learner", "setting", "family", "source"], sort=False).agg(
+        jobs=("seconds", "size"), core_seconds_each=("seconds", "mean"), core_hours=("seconds", "sum"),
+        low=("low", "sum"), high=("high", "sum")).reset_index()
+    for column in ("core_hours", "low", "high"):
+        grouped[column] = grouped[column] / 3600
     return grouped
 
 

@@ -30,7 +30,7 @@ from ltrbv.provenance import package_versions, run_provenance
 from ltrbv.learners.training_sets import per_tree_subsample
 from ltrbv.workflow.digests import DIGESTS, run_digests
 from ltrbv.workflow.logs import progress_bar, rule_log
-from ltrbv.workflow.paths import model_file_name
+from ltrbv.sections.biasvar.grid import model_file_name
 from ltrbv.workflow.run_files import publishing
 
 sm = snakemake  # noqa: F821

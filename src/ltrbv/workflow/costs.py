@@ -1,0 +1,249 @@
+"""Cost models of the workflow's rules: a job's CPU seconds as a power law of its sizes, fitted on calibration runs.
+
+A job costs its start-up (the interpreter, the Snakemake preamble and the script's imports: the rule's median
+over its calibration jobs, read from their logs) plus its work, modelled as
+
+    work = w0 + exp(a_key) * prod_f x_f ** e_f                                               (1)
+
+over the size features ``x_f`` of :data:`FEATURES`: the documents the job's work scales with, the mean list
+length (documents per query of the training set), the trees (or boosting rounds) of its learner, the models it
+fits one after another and its input files.  ``w0`` is the work that does not grow with any of them (loading
+the compiled kernels, importing XGBoost, reading a config), one per *group*; ``a_key`` is one intercept per
+*key* (rule, learner, setting, data set: a learner's own parameters and a data set's shape set its cost per
+unit); the exponents ``e_f`` are shared by the group, the keys of one rule whose learners are of one cost family
+(``forest-list``, ``xgboost``, ``bag-xgboost`` ...; a rule without a learner is a group of its own).  A key
+measured at few sizes borrows the exponents its group's other keys were measured at several sizes for.
+
+Fitting (:func:`fit_group`), in logs: ``log y = log(w0 + exp(a_key + sum_f e_f log x_f))``.  With ``w0 = 0``
+this is linear, solved by least squares with one dummy per key (the keys' differences are absorbed by their
+intercepts; an exponent is learned only from sizes *of one key*); where a group has three or more sizes, ``w0``
+is fitted too (bounded by the group's smallest work), from that start (scipy's ``least_squares``).  An exponent
+whose feature never varies within a key (by more than :data:`VARIED_RATIO`) keeps its
+:data:`DEFAULT_EXPONENTS` prior (trees, models, inputs linear: a job fits or reads them one after another;
+list length 0) and is marked assumed.
+
+Uncertainty (a factor, printed by ``ltrbv plan``): the fit's residual scatter, plus for each feature the
+exponent's uncertainty times how far the prediction extrapolates (``|log(x / x_calibrated)|``).  An exponent's
+uncertainty is measured where the group has a size more than its fit needs (refitted without its largest
+size, the error at that size over the log distance predicted across) and a prior otherwise
+(:data:`EXPONENT_PRIOR_SD`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+#: the size features of a job (ltrbv.workflow.plan.job_features computes them)
+FEATURES = ("docs", "list_length", "trees", "models", "inputs")
+#: an exponent's value where the calibration does not vary its feature within a key
+DEFAULT_EXPONENTS = {"docs": 1.0, "list_length": 0.0, "trees": 1.0, "models": 1.0, "inputs": 1.0}
+#: the standard deviation of an exponent fitted without a size to check it on, or assumed
+EXPONENT_PRIOR_SD = {"fitted": 0.1, "assumed": 0.25}
+#: an uncalibrated intercept's spread (log units) where a group has a single key to take the spread from
+INTERCEPT_PRIOR_SD = math.log(3.0)
+#: the work of a job, floored: CPU times below it are timer noise (a log of 0 would be -inf)
+MIN_WORK_SECONDS = 0.01
+#: a feature counts as varied within a key when two of its values differ by more than this ratio (the realised
+#: list length of synthetic data of one shape moves by a few per cent between sizes: not a variation)
+VARIED_RATIO = 1.25
+#: columns of a calibration table besides the features
+KEY_COLUMNS = ("rule", "learner", "setting", "dataset")
+
+
+def _log(x) -> float:
+    return math.log(max(float(x), 1e-300))
+
+
+@dataclass(frozen=True)
+class GroupModel:
+    """Eq. 1 for the keys of one group: the constant work, the intercepts, the shared exponents, what they rest on."""
+
+    group: tuple                       # (rule, family)
+    w0: float                          # constant work (seconds)
+    intercepts: dict                   # {key: a_key}, key = (rule, learner, setting, dataset)
+    exponents: dict                    # {feature: e_f}
+    fitted: frozenset                  # features whose exponent was fitted (the others: DEFAULT_EXPONENTS)
+    exponent_sd: dict                  # {feature: sd of e_f}
+    exponent_sd_source: str            # "held-out size" or "prior"
+    residual_sd: float                 # of log work over the fit's degrees of freedom (0 without any)
+    reference: dict                    # {key: {feature: geometric mean of the key's calibrated x_f}}
+    sizes: int                         # distinct calibrated sizes (docs) of the group
+    jobs: int
+
+    def intercept(self, key) -> tuple[float, float, str]:
+        """(a_key, its extra log-sd, source): the key's own; a key measured on another data set (the mean over
+        them); or the group's median."""
+        if key in self.intercepts:
+            return self.intercepts[key], 0.0, "key"
+        same = [a for k, a in self.intercepts.items() if k[:3] == key[:3]]
+        if same:
+            return float(np.mean(same)), INTERCEPT_PRIOR_SD, "another data set"
+        values = list(self.intercepts.values())
+        spread = float(np.std(values)) if len(values) > 2 else INTERCEPT_PRIOR_SD
+        return float(np.median(values)), spread, "group median"
+
+    def work(self, key, x: dict) -> tuple[float, float, str]:
+        """(work seconds, log-sd, intercept source) of eq. 1 at ``x``."""
+        a, extra, source = self.intercept(key)
+        variable = math.exp(a + sum(self.exponents[f] * _log(x[f]) for f in FEATURES))
+        return self.w0 + variable, self._log_sd(key, x, extra, variable), source
+
+    def _log_sd(self, key, x: dict, extra: float, variable: float) -> float:
+        """Residual scatter, each exponent's error times the log distance extrapolated from the key's calibrated
+        sizes (the group's median where the key has none), and an uncalibrated intercept's spread; on the
+        variable part only (``w0`` is measured)."""
+        reference = self.reference.get(key) or {
+            f: math.exp(float(np.median([_log(r[f]) for r in self.reference.values()]))) for f in FEATURES}
+        variance = self.residual_sd ** 2 + extra ** 2
+        for f in FEATURES:
+            variance += (self.exponent_sd[f] * abs(_log(x[f]) - _log(reference[f]))) ** 2
+        share = variable / (self.w0 + variable)
+        return math.sqrt(variance) * share
+
+
+def _keys(rows: pd.DataFrame) -> list[tuple]:
+    return [tuple(row) for row in rows[list(KEY_COLUMNS)].itertuples(index=False)]
+
+
+def fit_group(rows: pd.DataFrame, group: tuple = ("", ""), check_held_out: bool = True) -> GroupModel:
+    """Eq. 1 fitted on ``rows`` (columns :data:`KEY_COLUMNS`, ``work`` and :data:`FEATURES`)."""
+    rows = rows.reset_index(drop=True)
+    row_keys = _keys(rows)
+    keys = sorted(set(row_keys))
+    index = {k: i for i, k in enumerate(keys)}
+    key_of = np.array([index[k] for k in row_keys])
+    logs = {f: np.log(rows[f].to_numpy(dtype=float)) for f in FEATURES}
+    varied = [f for f in FEATURES if _varies_within_key(logs[f], key_of)]
+    y = np.log(np.maximum(rows["work"].to_numpy(dtype=float), MIN_WORK_SECONDS))
+    fixed = {f: DEFAULT_EXPONENTS[f] for f in FEATURES if f not in varied}
+    offset = sum(e * logs[f] for f, e in fixed.items()) if fixed else np.zeros(len(rows))
+    design = np.zeros((len(rows), len(keys) + len(varied)))
+    design[np.arange(len(rows)), key_of] = 1.0
+    for j, f in enumerate(varied):
+        design[:, len(keys) + j] = logs[f]
+    coef, *_ = np.linalg.lstsq(design, y - offset, rcond=None)
+    sizes = len({round(v, 3) for v in logs["docs"]})
+    w0 = 0.0
+    if sizes >= 3 and "docs" in varied:
+        w0, coef = _fit_constant(design, offset, y, coef)
+    predicted = np.log(w0 + np.exp(design @ coef + offset))
+    dof = len(rows) - np.linalg.matrix_rank(design) - (1 if w0 > 0 else 0)
+    residual_sd = float(np.sqrt(np.sum((y - predicted) ** 2) / dof)) if dof > 0 else 0.0
+    exponents = {**fixed, **{f: float(coef[len(keys) + j]) for j, f in enumerate(varied)}}
+    reference = {k: {f: float(np.exp(np.mean(logs[f][key_of == i]))) for f in FEATURES} for k, i in index.items()}
+    exponent_sd = {f: EXPONENT_PRIOR_SD["fitted" if f in varied else "assumed"] for f in FEATURES}
+    source = "prior"
+    if check_held_out and "docs" in varied and sizes >= (4 if w0 > 0 else 3):
+        measured = held_out_exponent_error(rows, group)
+        if measured is not None:
+            exponent_sd["docs"] = max(measured, 0.02)
+            source = "held-out size"
+    return GroupModel(group=group, w0=float(w0), intercepts={k: float(coef[i]) for k, i in index.items()},
+                      exponents=exponents, fitted=frozenset(varied), exponent_sd=exponent_sd,
+                      exponent_sd_source=source, residual_sd=residual_sd, reference=reference, sizes=sizes,
+                      jobs=len(rows))
+
+
+def _fit_constant(design: np.ndarray, offset: np.ndarray, y: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
+    """``w0`` and the coefficients of ``log y = log(w0 + exp(design @ coef + offset))`` (least squares in logs,
+    ``0 <= w0 <= min y``), from the power law's coefficients ``start``; where the constant does not lower the
+    squared error, ``w0 = 0`` and ``start``."""
+    from scipy.optimize import least_squares
+
+    ceiling = float(np.exp(y.min()))
+
+    def residuals(theta):
+        return np.log(theta[0] + np.exp(design @ theta[1:] + offset)) - y
+
+    def sse(theta):
+        return float(np.sum(residuals(theta) ** 2))
+
+    best = np.concatenate([[0.0], start])
+    for share in (0.25, 0.5, 0.9):
+        theta0 = np.concatenate([[share * ceiling], start])
+        fit = least_squares(residuals, theta0, bounds=([0.0] + [-np.inf] * len(start), [ceiling] + [np.inf] * len(start)))
+        if sse(fit.x) < sse(best) - 1e-12:
+            best = fit.x
+    return float(best[0]), best[1:]
+
+
+def _varies_within_key(values: np.ndarray, key_of: np.ndarray) -> bool:
+    for key in np.unique(key_of):
+        mine = values[key_of == key]
+        if mine.max() - mine.min() > math.log(VARIED_RATIO):
+            return True
+    return False
+
+
+def held_out_exponent_error(rows: pd.DataFrame, group: tuple) -> float | None:
+    """The docs exponent's error measured on the group's largest size: the model refitted without that size
+    predicts it; the log error over the log distance from the key's fitted sizes to it (the median over keys;
+    None where no key has the largest size and others)."""
+    largest = rows["docs"].max()
+    kept = rows[rows["docs"] < largest / VARIED_RATIO]
+    if kept.empty:
+        return None
+    model = fit_group(kept, group, check_held_out=False)
+    if "docs" not in model.fitted:
+        return None
+    errors = []
+    held_out = rows[rows["docs"] >= largest / VARIED_RATIO]
+    for key, (_, row) in zip(_keys(held_out), held_out.iterrows()):
+        if key not in model.intercepts:
+            continue
+        predicted, _, _ = model.work(key, {f: row[f] for f in FEATURES})
+        distance = abs(_log(row["docs"]) - _log(model.reference[key]["docs"]))
+        if distance > 0:
+            errors.append(abs(_log(predicted) - _log(max(row["work"], MIN_WORK_SECONDS))) / distance)
+    return float(np.median(errors)) if errors else None
+
+
+@dataclass
+class CostModels:
+    """Every group's model, the rules' start-up, and the fallbacks for keys and rules the calibration lacks."""
+
+    groups: dict = field(default_factory=dict)     # {(rule, family): GroupModel}
+    startup: dict = field(default_factory=dict)    # {rule: median start-up seconds}
+    startup_all: float = 0.0
+    training_rules: frozenset = frozenset()
+
+    def predict(self, rule: str, family: str, learner: str, setting: str, dataset: str, x: dict) -> dict:
+        """CPU seconds of one job: ``{"seconds", "low", "high", "source"}``, ``low``/``high`` one log-sd apart."""
+        model, fallback = self._model(rule, family)
+        work, sd, intercept = model.work((rule, learner, setting, dataset), x)
+        if fallback:
+            sd = math.sqrt(sd ** 2 + INTERCEPT_PRIOR_SD ** 2)
+            label = fallback
+        else:
+            label = "calibrated" if intercept == "key" else f"calibrated: {intercept}"
+        startup = self.startup.get(rule, self.startup_all)
+        return {"seconds": startup + work, "low": startup + work * math.exp(-sd),
+                "high": startup + work * math.exp(sd), "source": label}
+
+    def _model(self, rule: str, family: str) -> tuple[GroupModel, str]:
+        if (rule, family) in self.groups:
+            return self.groups[(rule, family)], ""
+        same_rule = [m for (r, _), m in self.groups.items() if r == rule]
+        if same_rule:
+            return max(same_rule, key=lambda m: m.jobs), "another family's model"
+        training = rule in self.training_rules
+        same_class = [m for (r, _), m in self.groups.items() if (r in self.training_rules) == training]
+        return max(same_class or list(self.groups.values()), key=lambda m: m.jobs), "rule not calibrated"
+
+
+def fit_models(table: pd.DataFrame, training_rules=()) -> CostModels:
+    """Fit eq. 1 per (rule, family) group of a calibration table (one row per job: :data:`KEY_COLUMNS`, family,
+    startup, work and :data:`FEATURES`)."""
+    if table.empty:
+        raise ValueError("no calibration jobs to fit")
+    table = table.fillna({column: "" for column in (*KEY_COLUMNS, "family")})
+    models = CostModels(training_rules=frozenset(training_rules))
+    for group, rows in table.groupby(["rule", "family"], sort=True):
+        models.groups[tuple(group)] = fit_group(rows, tuple(group))
+    models.startup = table.groupby("rule")["startup"].median().to_dict()
+    models.startup_all = float(table["startup"].median())
+    return models
