@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ltrbv"
 
 #: bottom to top
 LAYERS = [
-    {"io", "input_files", "seeding", "checks", "provenance", "compile_lock", "exact_math"},
+    {"io", "input_files", "seeding", "checks", "provenance", "compile_lock", "exact_math", "numba_cache"},
     {"data", "metrics"},
     {"forest", "bagging", "evaluation", "tables"},
     {"learners"},
