@@ -75,10 +75,13 @@ def test_family_of_build_tree_is_the_forest_kernels():
 
 
 def test_every_kernel_is_cached_by_its_family():
-    """No ltrbv module takes numba's njit (or jit) directly: each cached kernel gets the family stamp."""
+    """No ltrbv module takes numba's njit (or jit) directly: each cached kernel gets the family stamp.  And no
+    kernel is compiled with fastmath (or parallel=True): both let LLVM reorder float sums by the CPU's vector
+    width, and a sum decides a split."""
     import ast
 
     direct = []
+    reordering = []
     for path in sorted((REPO / "src" / "ltrbv").rglob("*.py")):
         if path.name == "numba_cache.py":
             continue
@@ -89,7 +92,12 @@ def test_every_kernel_is_cached_by_its_family():
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "numba" \
                     and node.attr in ("njit", "jit"):
                 direct.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in ("njit", "jit"):
+                reordering += [f"{path.name}:{node.lineno} {k.arg}" for k in node.keywords
+                               if k.arg in ("fastmath", "parallel") and not (isinstance(k.value, ast.Constant)
+                                                                            and k.value.value is False)]
     assert direct == []
+    assert reordering == []
 
 
 @pytest.mark.slow
