@@ -74,6 +74,40 @@ def test_family_of_build_tree_is_the_forest_kernels():
     assert "forest/forest.py" not in members and "metrics/ranking.py" not in members  # callers and strangers
 
 
+def ast_imported_files(path: Path) -> frozenset[Path]:
+    """The oracle of numba_cache._imported_files: the same resolution from ``ast``'s import nodes."""
+    import ast
+
+    package = numba_cache.PACKAGE
+    package_parts = list(path.relative_to(package).parent.parts)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [(a.name.split(".")[1:], []) for a in node.names if a.name.split(".")[0] == "ltrbv"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                if not node.module or node.module.split(".")[0] != "ltrbv":
+                    continue
+                base = node.module.split(".")[1:]
+            else:
+                base = package_parts[:len(package_parts) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            targets = [(base, [a.name for a in node.names])]
+        else:
+            continue
+        for parts, names in targets:
+            submodules = [numba_cache._module_file(parts + [name]) for name in names]
+            found.update(f for f in submodules if f is not None)
+            if parts and (not names or None in submodules) and (f := numba_cache._module_file(parts)) is not None:
+                found.add(f)
+    found.discard(path)
+    return frozenset(found)
+
+
+def test_imports_read_as_ast_reads_them():
+    for path in sorted(numba_cache.PACKAGE.rglob("*.py")):
+        assert numba_cache._imported_files(path) == ast_imported_files(path), path
+
+
 def test_every_kernel_is_cached_by_its_family():
     """No ltrbv module takes numba's njit (or jit) directly: each cached kernel gets the family stamp.  And no
     kernel is compiled with fastmath (or parallel=True): both let LLVM reorder float sums by the CPU's vector
