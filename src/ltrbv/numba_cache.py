@@ -172,17 +172,16 @@ class _TempFolderLocator(_FamilyStamp, caching._UserWideCacheLocator):
 
     def __init__(self, py_func, py_file):
         super().__init__(py_func, py_file)
+        self._root = _private_folder(Path(tempfile.gettempdir()))
         self._cache_path = str(self._root / self.get_suitable_cache_subpath(py_file))
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        root = _private_folder(Path(tempfile.gettempdir()))
-        if root is None:
+        if _private_folder(Path(tempfile.gettempdir())) is None:
             return None
-        cls._root = root
         self = super().from_function(py_func, py_file)
         if self is not None:
-            _warn_once("fallback", FALLBACK_WARNING.format(package=PACKAGE, folder=root), py_func)
+            _warn_once("fallback", FALLBACK_WARNING.format(package=PACKAGE, folder=self._root), py_func)
         return self
 
 
