@@ -139,3 +139,22 @@ def rule_violations(path) -> list[str]:
 @pytest.mark.parametrize("module", ["data/synthetic.py", "exact_math.py"])
 def test_generator_code_uses_only_exactly_rounded_operations(module):
     assert rule_violations(REPO / "src" / "ltrbv" / module) == []
+
+
+def test_single_key_sorts_keep_ties_in_order():
+    """pandas' default sort (numpy's quicksort) leaves equal keys in an order that depends on numpy's SIMD path
+    (AVX2 and AVX-512 sorting networks): the demo's bias-variance figure drew its series in another order
+    without AVX2.  Every one-key ``sort_values`` in the package says ``kind="stable"`` (several keys: pandas
+    uses a stable lexsort)."""
+    import ast
+
+    unstable = []
+    for path in sorted((REPO / "src" / "ltrbv").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sort_values":
+                by = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "by"), None)
+                several = isinstance(by, (ast.List, ast.Tuple)) and len(by.elts) > 1
+                kind = next((k.value for k in node.keywords if k.arg == "kind"), None)
+                if not several and not (isinstance(kind, ast.Constant) and kind.value in ("stable", "mergesort")):
+                    unstable.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert unstable == []

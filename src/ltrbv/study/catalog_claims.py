@@ -110,7 +110,7 @@ def sweep_claim(values: pd.Series, table: pd.DataFrame, sweep: dict, claim: dict
 def grid_claim(table: pd.DataFrame, claim: dict) -> dict:
     """A grid entry's ``overfits`` or ``best_below`` claim: descriptive (one curve, one best combination)."""
     if claim["kind"] == "overfits":
-        curve = table[table["part"] == BEST_OF_K].sort_values("k")
+        curve = table[table["part"] == BEST_OF_K].sort_values("k", kind="stable")
         peak = curve.loc[curve["test"].idxmax()]
         last, first = curve.iloc[-1], curve.iloc[0]
         measured = (f"expected test value of the best of k (by validation) peaks at {peak['test']:.4f} (k = "
