@@ -62,3 +62,40 @@ def test_mslr_shaped_file(tmp_path):
 def test_invalid_spec():
     with pytest.raises(ValueError, match="label_probs"):
         SyntheticSpec(max_label=2, label_probs=(0.5, 0.5))
+
+
+def test_draws_follow_their_distributions():
+    """The generator's own normal, Gamma(2, 1) and uniform draws (uniform integers transformed with exact
+    arithmetic, for the same bits on every CPU) against scipy's distributions: Kolmogorov-Smirnov, 200,000 draws."""
+    from scipy import stats
+
+    from ltrbv.data.synthetic import _gamma2, _normal, _open_uniform
+
+    rng = np.random.default_rng(11)
+    u = _open_uniform(rng, 200_000)
+    assert 0 < u.min() and u.max() < 1
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    assert stats.kstest(_normal(rng, 200_000), "norm").pvalue > 1e-3
+    assert stats.kstest(_gamma2(rng, 200_000), stats.gamma(2.0).cdf).pvalue > 1e-3
+    z = _normal(rng, 2_000_000)  # the tails too: P(|z| > 4) = 6.3e-5
+    assert abs(np.mean(np.abs(z) > 4) - 2 * stats.norm.sf(4)) < 4 * np.sqrt(2 * stats.norm.sf(4) / z.size)
+
+
+def test_query_sizes_log_normal_around_docs_per_query():
+    spec = SyntheticSpec(n_queries=4000, docs_per_query=40.0, min_docs=1, max_docs=10**6)
+    sizes = generate_queries(spec).query_sizes
+    assert abs(sizes.mean() - 40.0) < 4 * 40.0 * np.sqrt(np.exp(0.25) - 1) / np.sqrt(spec.n_queries)
+    assert abs(np.std(np.log(sizes)) - 0.5) < 0.03
+
+
+def test_raw_query_level_columns_constant_within_a_query():
+    from dataclasses import replace
+
+    from ltrbv.data.synthetic import MSLR_SHAPED
+
+    spec = replace(MSLR_SHAPED, n_queries=30, sparsity=0.0)
+    data = generate_queries(spec)
+    starts = np.concatenate(([0], np.cumsum(data.query_sizes)[:-1]))
+    query_level = [j for j in range(spec.n_features) if np.unique(data.X[:, j]).size > 1  # not scaled to one value
+                   and all(np.unique(data.X[s:s + n, j]).size == 1 for s, n in zip(starts, data.query_sizes))]
+    assert len(query_level) == spec.n_query_level

@@ -195,11 +195,11 @@ def _plan(args: argparse.Namespace) -> int:
     table = estimate(jobs, config, sizes, models)
     _print_models(models, costs, FEATURES)
     _print_sizes(sizes)
-    show = table.sort_values("core_hours", ascending=False)
+    show = table.sort_values("core_hours", ascending=False, kind="stable")
     print(f"\nestimated core-hours ({len(costs)} calibration jobs in {len(args.calibration)} run(s); low/high: one "
           "log-sd of each model's uncertainty):")
     print(show.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    by_rule = table.groupby("rule")[["jobs", "core_hours", "low", "high"]].sum().sort_values("core_hours",
+    by_rule = table.groupby("rule")[["jobs", "core_hours", "low", "high"]].sum().sort_values("core_hours", kind="stable",
                                                                                              ascending=False)
     print("\nper rule:\n" + by_rule.to_string(float_format=lambda v: f"{v:.2f}"))
     per_dataset = table.groupby("dataset")["core_hours"].sum()

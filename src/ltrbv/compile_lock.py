@@ -8,8 +8,9 @@ its first call into a kernel family while that family has no cache on disk yet: 
 compiles and writes the cache, the others wait (using no CPU) and then load it.  Once the cache exists
 no process takes the lock, so jobs never wait for each other's work, only for a first compilation.
 
-The lock file sits in the ``__pycache__`` folder beside the kernels' module, where numba keeps its
-cache; where that folder cannot be written, or the platform has no ``fcntl``, nothing is locked.
+"No cache yet" includes a stale one (a module of the family edited, :mod:`ltrbv.numba_cache`).  The lock
+file sits in the folder of the family's cache (by default the ``__pycache__`` folder beside the kernels'
+module); where that folder cannot be written, or the platform has no ``fcntl``, nothing is locked.
 """
 
 from __future__ import annotations
@@ -26,11 +27,18 @@ _called: set[str] = set()
 
 
 def _cached_on_disk(kernel) -> bool:
-    """Whether numba has a cache index for ``kernel`` (a compiled dispatcher with ``cache=True``)."""
+    """Whether numba has a fresh cache index for ``kernel`` (a dispatcher with ``cache=True``): one whose
+    stamp is that of the sources now (numba reads an index of another stamp as empty)."""
     try:
-        return Path(kernel._cache._cache_file._index_path).exists()
-    except AttributeError:  # another numba's internals: assume not, and lock
+        return bool(kernel._cache._cache_file._load_index())
+    except AttributeError:  # not cached on disk, or another numba's internals: assume not, and lock
         return False
+
+
+def _lock_folder(module, kernel) -> Path:
+    """The folder of ``kernel``'s cache, else the ``__pycache__`` folder beside ``module``."""
+    folder = getattr(getattr(kernel, "_cache", None), "cache_path", None)
+    return Path(folder) if folder else Path(module.__file__).parent / "__pycache__"
 
 
 @contextlib.contextmanager
@@ -43,8 +51,8 @@ def first_call(module, kernel):
         yield
         return
     try:
-        folder = Path(module.__file__).parent / "__pycache__"
-        folder.mkdir(exist_ok=True)
+        folder = _lock_folder(module, kernel)
+        folder.mkdir(parents=True, exist_ok=True)
         handle = open(folder / f"{name.rpartition('.')[2]}.compile.lock", "a")
     except OSError:  # a read-only install: compile without the lock
         _called.add(name)

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 
 @dataclass

@@ -152,8 +152,8 @@ def label_savings(table: pd.DataFrame, error: str = "abs_error", baseline: str =
     """
     rows = []
     for measure, part in table.groupby("measure", sort=False):
-        base = part[part["method"] == baseline].sort_values("budget")
-        act = part[part["method"] == method].sort_values("budget")
+        base = part[part["method"] == baseline].sort_values("budget", kind="stable")
+        act = part[part["method"] == method].sort_values("budget", kind="stable")
         budgets = base["budget"].to_numpy()
         top = budgets[-1]
         e_base, e_act = base[error].to_numpy(), act[error].to_numpy()

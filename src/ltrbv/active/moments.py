@@ -44,7 +44,8 @@ document's 1-based rank within its query, 0 for a document the ranking does not 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 MEASURES = ("dcg", "err")
 

@@ -18,7 +18,7 @@ def difference_plot(comparison, path) -> Path:
                              squeeze=False, sharey="col")
     for i, system in enumerate(systems):
         for j, metric in enumerate(metrics):
-            differences = comparison.differences(system, metric).sort_values(ascending=False).to_numpy()
+            differences = comparison.differences(system, metric).sort_values(ascending=False, kind="stable").to_numpy()
             colours = ["tab:blue" if d > 0 else "tab:red" for d in differences]
             ax = axes[i][j]
             ax.bar(range(differences.size), differences, width=1.0, color=colours)

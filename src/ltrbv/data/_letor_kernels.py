@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 # -- error codes (messages are built in Python) --------------------------------
 OK = 0

@@ -7,8 +7,9 @@ Generative model (all draws from one ``numpy.random.Generator`` seeded by
 ``SyntheticSpec.seed``):
 
 1. **Queries.** Query ``q`` has ``n_q`` documents, ``n_q`` drawn from a
-   log-normal around ``docs_per_query`` clipped to ``[min_docs, max_docs]``, and
-   a difficulty offset ``b_q ~ N(0, query_spread^2)``.
+   log-normal around ``docs_per_query`` (log-sd 0.5, mean ``docs_per_query``)
+   rounded and clipped to ``[min_docs, max_docs]``, and a difficulty offset
+   ``b_q ~ N(0, query_spread^2)``.
 2. **Latent relevance.** Document ``d`` of query ``q`` has latent relevance
    ``z_qd = b_q + e_qd`` with ``e_qd ~ N(0, 1)``.
 3. **Graded labels.** ``label = #{t : z_qd > tau_t}`` for thresholds ``tau``
@@ -20,15 +21,32 @@ Generative model (all draws from one ``numpy.random.Generator`` seeded by
      ``f = g_j(w_j z_qd + sigma_j eps)`` with a random signal weight ``w_j``,
      noise ``sigma_j`` and a monotone link ``g_j`` (identity, exp, logistic or
      a cube) so that no single feature is a clean copy of the label;
-   * ``n_query_level`` are constant within a query (query-level features such
-     as query length; they carry no within-query ranking signal);
-   * the rest are irrelevant noise.
+   * ``n_query_level`` are constant within a query, Gamma(2, 1) per query
+     (query-level features such as query length; they carry no within-query
+     ranking signal);
+   * the rest are irrelevant noise, N(0, 1).
    A ``sparsity`` fraction of the feature values is set to zero (absent in
    sparse output).
 5. **Value style.** ``style="letor"`` min-max normalises each feature within
    each query to [0, 1] (LETOR 4.0 "QueryLevelNorm"); ``style="raw"`` scales
    columns to heterogeneous magnitudes, some integer-valued (MSLR-WEB10K raw
-   features: counts, lengths, BM25 scores, PageRank-like values).
+   features: counts, lengths, BM25 scores, PageRank-like values): a column's
+   value is its rank among the documents (tied values share the lowest rank)
+   over n - 1, times ``10^u``, ``u ~ U(-1, 5)``, to 3 decimals, floored for
+   about a third of the columns.
+
+**The same bits on every machine.**  The generator draws only uniform integers and uniform doubles from
+the ``Generator`` (integer arithmetic: the same everywhere) and turns them into normal, log-normal and
+gamma variates, links and magnitudes with :mod:`ltrbv.exact_math` and IEEE-754 basic operations
+(``+ - * /``, ``sqrt``, ``rint``, comparisons, sorting), each its own numpy call or Python operation
+(so that no compiler fuses a multiply and an add), never with ``np.exp``/``np.log``/``**``/
+``rng.normal``/``rng.gamma``/``rng.lognormal``/``scipy.stats``: those take a different code path on each
+CPU (numpy's AVX-512/AVX2 kernels, glibc's FMA variants of ``exp``, ``log``, ``log1p``, ``pow``; the
+ziggurat's tail uses ``log1p``) and differ in the last bit, which moves a split threshold.  No float
+reduction (sum, dot) reaches a value; ranks of tied values do not depend on the sort algorithm.  So
+``generate_queries`` gives the same bytes under any numpy SIMD setting or C library
+(``tests/test_determinism.py`` checks it under numpy's default dispatch, without AVX-512 and without AVX2
+and FMA3).  Any change here must keep to these operations.
 
 Files follow LETOR 4.0: partitions S1..S5 of the queries and folds
 ``Fold1..Fold5/{train,vali,test}.txt`` with Fold i = train S_i, S_{i+1},
@@ -43,7 +61,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import norm
+
+from .. import exact_math
 
 N_PARTITIONS = 5
 FOLD_NAMES = tuple(f"Fold{i}" for i in range(1, N_PARTITIONS + 1))
@@ -115,23 +134,61 @@ class SyntheticQueries:
 
 
 def _label_thresholds(spec: SyntheticSpec) -> np.ndarray:
-    """Thresholds tau on z = b + e (marginally N(0, 1 + spread^2)) giving label_probs."""
+    """Thresholds tau on z = b + e (marginally N(0, 1 + spread^2)) giving label_probs (+-inf for a 0 or 1)."""
     cumulative = np.cumsum(spec.label_probs)[:-1]
-    return norm.ppf(cumulative) * np.sqrt(1.0 + spec.query_spread**2)
+    inside = (cumulative > 0) & (cumulative < 1)
+    quantile = np.where(cumulative <= 0, -np.inf, np.inf)
+    quantile[inside] = exact_math.normal_quantile(cumulative[inside])
+    return quantile * np.sqrt(1.0 + spec.query_spread * spec.query_spread)
+
+
+_TWO_TO_52 = float(1 << 52)
+
+
+def _open_uniform(rng: np.random.Generator, size) -> np.ndarray:
+    """U(0, 1) never 0 or 1: (k + 1/2) / 2^52 for k uniform on 0 .. 2^52 - 1 (every step exact)."""
+    return (rng.integers(0, 1 << 52, size=size, dtype=np.int64) + 0.5) / _TWO_TO_52
+
+
+def _uniform(rng: np.random.Generator, low: float, high: float, size=None):
+    """U(low, high) as low + (high - low) U, each step its own rounding (the C of ``rng.uniform`` may be
+    compiled to a fused multiply-add where the CPU has one)."""
+    return low + (high - low) * rng.random(size)
+
+
+def _normal(rng: np.random.Generator, size) -> np.ndarray:
+    """N(0, 1) by inversion of one uniform (AS 241 in exact arithmetic)."""
+    return exact_math.normal_quantile(_open_uniform(rng, size))
+
+
+def _gamma2(rng: np.random.Generator, size) -> np.ndarray:
+    """Gamma(2, 1) as the sum of two Exp(1) variates, -log U - log V."""
+    return -exact_math.log(_open_uniform(rng, size)) - exact_math.log(_open_uniform(rng, size))
+
+
+def _link(signal: np.ndarray, link: int) -> np.ndarray:
+    """The monotone link g_j: identity, exp(s/2), logistic or cube."""
+    if link == 1:
+        return exact_math.exp(0.5 * signal)
+    if link == 2:
+        return 1.0 / (1.0 + exact_math.exp(-signal))
+    if link == 3:
+        return signal * signal * signal
+    return signal
 
 
 def generate_queries(spec: SyntheticSpec) -> SyntheticQueries:
     """Draw queries, labels and features from the generative model in the module docstring."""
     rng = np.random.default_rng(spec.seed)
-    mean_log = np.log(spec.docs_per_query) - 0.5 * 0.5**2
+    mean_log = exact_math.log(spec.docs_per_query) - 0.125  # - sigma^2 / 2 (sigma = 0.5): E[n_q] = docs_per_query
     sizes = np.clip(
-        np.rint(rng.lognormal(mean_log, 0.5, size=spec.n_queries)), spec.min_docs, spec.max_docs
+        np.rint(exact_math.exp(mean_log + 0.5 * _normal(rng, spec.n_queries))), spec.min_docs, spec.max_docs
     ).astype(np.int64)
     n_docs = int(sizes.sum())
     query_of_doc = np.repeat(np.arange(spec.n_queries), sizes)
 
-    difficulty = rng.normal(0.0, spec.query_spread, size=spec.n_queries)
-    latent = difficulty[query_of_doc] + rng.normal(size=n_docs)
+    difficulty = spec.query_spread * _normal(rng, spec.n_queries)
+    latent = difficulty[query_of_doc] + _normal(rng, n_docs)
     labels = np.searchsorted(_label_thresholds(spec), latent).astype(np.int8)
 
     X = np.empty((n_docs, spec.n_features), dtype=np.float64)
@@ -141,21 +198,13 @@ def generate_queries(spec: SyntheticSpec) -> SyntheticQueries:
     column_role[roles[spec.n_informative : spec.n_informative + spec.n_query_level]] = 2
     for j in range(spec.n_features):  # a loop over columns, vectorised over documents
         if column_role[j] == 1:
-            weight = rng.uniform(0.2, 0.6)
-            noise = rng.uniform(1.0, 3.0)
-            signal = weight * latent + noise * rng.normal(size=n_docs)
-            link = rng.integers(4)
-            if link == 1:
-                signal = np.exp(0.5 * signal)
-            elif link == 2:
-                signal = 1.0 / (1.0 + np.exp(-signal))
-            elif link == 3:
-                signal = signal**3
-            X[:, j] = signal
+            weight = _uniform(rng, 0.2, 0.6)
+            noise = _uniform(rng, 1.0, 3.0)
+            X[:, j] = _link(weight * latent + noise * _normal(rng, n_docs), int(rng.integers(4)))
         elif column_role[j] == 2:
-            X[:, j] = rng.gamma(2.0, 1.0, size=spec.n_queries)[query_of_doc]
+            X[:, j] = _gamma2(rng, spec.n_queries)[query_of_doc]
         else:
-            X[:, j] = rng.normal(size=n_docs)
+            X[:, j] = _normal(rng, n_docs)
 
     if spec.style == "letor":
         X = _query_min_max(X, sizes)
@@ -179,10 +228,28 @@ def _query_min_max(X: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.round(out, 6)
 
 
+def _min_ranks(values: np.ndarray) -> np.ndarray:
+    """0-based rank of each value, tied values sharing their lowest rank: the same whatever order the
+    (unstable, CPU-dispatched) sort leaves the ties in."""
+    order = np.argsort(values)
+    ordered = values[order]
+    position = np.arange(values.size)
+    first_of_tie = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    ranks = np.empty(values.size, dtype=np.float64)
+    ranks[order] = np.maximum.accumulate(np.where(first_of_tie, position, 0))
+    return ranks
+
+
+_LN10 = 2.302585092994046  # ln 10 rounded to double
+
+
 def _raw_magnitudes(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Rescale columns to raw-feature-like magnitudes; a third become non-negative integers."""
-    ranks = X.argsort(axis=0).argsort(axis=0) / max(X.shape[0] - 1, 1)  # per-column uniform scores
-    scale = 10.0 ** rng.uniform(-1, 5, size=X.shape[1])
+    ranks = np.empty_like(X)
+    for j in range(X.shape[1]):
+        ranks[:, j] = _min_ranks(np.ascontiguousarray(X[:, j]))
+    ranks /= max(X.shape[0] - 1, 1)  # per-column uniform scores
+    scale = exact_math.exp(_uniform(rng, -1.0, 5.0, X.shape[1]) * _LN10)  # 10^u
     out = np.round(ranks * scale, 3)
     integer_columns = rng.random(X.shape[1]) < 1 / 3
     out[:, integer_columns] = np.floor(out[:, integer_columns])

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from . import _err, _listwise
 from ._frontier import node_key, pop, push
 from ._criteria import ERR, LISTWISE, NDCG, NDCG_PRINTED, node_impurity_sum

@@ -26,8 +26,7 @@ another criterion).
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from . import _entropy, _mse
 from ._entropy import LABEL_BITS, LABEL_MASK, xlogx_table  # noqa: F401  (re-exported)
 

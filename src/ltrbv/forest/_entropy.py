@@ -7,7 +7,8 @@ table of k log k makes each step of the boundary scan O(1).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 LABEL_BITS = 6  # labels 0..63, packed below the sortable value bits
 LABEL_MASK = (1 << LABEL_BITS) - 1

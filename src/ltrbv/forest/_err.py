@@ -67,8 +67,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from . import _listwise
 from ._listwise import MIN_CHANGE, POSITION_BITS, ListwiseData, _class, _first_not_above, level_index, node_groups
 from ._splitter import key_value, midpoint_threshold, next_feature, sort_keys, start_node

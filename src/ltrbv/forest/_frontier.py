@@ -22,8 +22,7 @@ right sibling, biggest-first the size, relevant-first the score.
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from ._rng import randint
 
 BREADTH_FIRST = 0

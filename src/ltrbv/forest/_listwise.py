@@ -57,8 +57,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from ._splitter import key_value, midpoint_threshold, next_feature, sort_keys, start_node
 
 POSITION_BITS = 24  # nodes of up to 16.7M documents

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from ._entropy import LABEL_BITS, LABEL_MASK
 
 

@@ -8,7 +8,9 @@ count.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
+
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 _MASK = (1 << 64) - 1
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, uint32, int64
+from numba import uint32, int64
 
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from ._criteria import LABEL_BITS, scan_boundaries
 from ._rng import randint, uniform
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
 from ._builder import leaf_of_rows

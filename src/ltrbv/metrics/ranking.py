@@ -26,7 +26,8 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
-from numba import njit
+
+from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 TIE_TREATMENTS = ("input-order", "expected", "docid")
 

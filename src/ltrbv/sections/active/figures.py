@@ -13,7 +13,7 @@ METHOD_STYLES = {"passive": ("k", "o"), "active": ("C3", "s"), "active_uniD": ("
 
 def _curves(ax, part: pd.DataFrame, column: str) -> None:
     for method, rows in part.groupby("method", sort=False):
-        rows = rows.sort_values("budget")
+        rows = rows.sort_values("budget", kind="stable")
         color, marker = METHOD_STYLES.get(method, (None, "."))
         ax.errorbar(rows["budget"], rows[column], yerr=rows[f"{column}_se"], color=color, marker=marker,
                     markersize=3, capsize=2, linewidth=1, label=method)
@@ -73,7 +73,7 @@ def plot_training_size(table: pd.DataFrame, first_share: float | None, title: st
     for ax, measure in zip(axes[0], measures):
         part = table[table["measure"] == measure]
         for method, rows in part.groupby("method", sort=False):
-            rows = rows.sort_values("share")
+            rows = rows.sort_values("share", kind="stable")
             color, marker = METHOD_STYLES.get(method, (None, "."))
             ax.errorbar(rows["share"], rows["abs_error"], yerr=rows["abs_error_se"], color=color, marker=marker,
                         markersize=3, capsize=2, linewidth=1, label=method)

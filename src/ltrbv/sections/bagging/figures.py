@@ -11,7 +11,7 @@ from ...plotting import save_figure  # also selects the Agg backend
 def plot_bag_size(table: pd.DataFrame, outputs) -> None:
     """Ganjisaffar et al. (2011), Fig. 4: metric of the bag against the number of sub-models, one line per
     bag learner (e.g. without / with overfitting tolerance), mean over folds; band = mean std over draws."""
-    rows = table[table["fold"] == "mean"].sort_values("n_models")
+    rows = table[table["fold"] == "mean"].sort_values("n_models", kind="stable")
     fig, ax = plt.subplots(figsize=(5.0, 3.6))
     for learner, sel in rows.groupby("learner", sort=False):
         ax.plot(sel["n_models"], sel["value"], marker="o", markersize=3, label=learner)

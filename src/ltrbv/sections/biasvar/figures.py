@@ -14,7 +14,7 @@ _MARKERS = {"bootstrap": "o", "twofold": "s"}
 def _sweep_rows(sweep: pd.DataFrame) -> pd.DataFrame:
     rows = sweep[sweep["setting"] != "base"].copy()
     rows["value"] = pd.to_numeric(rows["value"], errors="coerce")
-    return rows.sort_values("value")
+    return rows.sort_values("value", kind="stable")  # ties (learners, schemes) keep their order on every CPU
 
 
 def _panel(ax, rows: pd.DataFrame, quantity: str, metric: str, label_prefix: str = "") -> bool:

@@ -67,7 +67,7 @@ def trend_table(runs: pd.DataFrame, per_query: dict, n_resamples: int = 1000, le
     out = []
     sweeps = runs[runs["setting"] != "base"]
     for (learner, fold, scheme), group in sweeps.groupby(["learner", "fold", "scheme"], sort=False):
-        group = group.sort_values("value")
+        group = group.sort_values("value", kind="stable")
         if len(group) < 2:
             continue
         first, last = per_query[group.iloc[0]["path"]], per_query[group.iloc[-1]["path"]]

@@ -25,7 +25,7 @@ def plot_tree_strength(tables: dict[str, pd.DataFrame], outputs, title: str = ""
     for i, (learner, table) in enumerate(tables.items()):
         colour = f"C{i}"
         for split, style in LINESTYLES.items():
-            rows = table[(table["split"] == split) & (table["expansion"] >= 1)].sort_values("expansion")
+            rows = table[(table["split"] == split) & (table["expansion"] >= 1)].sort_values("expansion", kind="stable")
             if rows.empty:
                 continue
             for ax in axes:

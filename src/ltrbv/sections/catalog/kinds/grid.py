@@ -196,7 +196,7 @@ def best_of_k_table(table: pd.DataFrame, sizes) -> pd.DataFrame:
 def claim_row(claim: dict, table: pd.DataFrame) -> dict:
     """``overfits`` or ``best_below``: descriptive (one curve, one best combination)."""
     if claim["kind"] == "overfits":
-        curve = table[table["part"] == BEST_OF_K].sort_values("k")
+        curve = table[table["part"] == BEST_OF_K].sort_values("k", kind="stable")
         peak = curve.loc[curve["test"].idxmax()]
         last, first = curve.iloc[-1], curve.iloc[0]
         measured = (f"expected test value of the best of k (by validation) peaks at {peak['test']:.4f} (k = "
