@@ -81,7 +81,7 @@ def test_reducer_output_equals_the_cli_on_the_same_prediction_files(finished, ca
     assert summary["n_models"] == 4 and summary["prediction_files"][1].endswith("rep1b/test.scores")
     files = [str(finished / p) for p in summary["prediction_files"]]
     assert main(["biasvar", "--data", str(base / "raw/Fold1/test.txt"), "--method", "twofold", "--scores", *files,
-                 "--metric", "ndcg", "--resamples", "200"]) == 0
+                 "--metric", "ndcg", "--convention", summary["convention"], "--resamples", "200"]) == 0
     cli = json.loads(capsys.readouterr().out)
     assert cli["bias2"] == pytest.approx(summary["bias2"], rel=1e-12)
     assert cli["variance"] == pytest.approx(summary["variance"], rel=1e-12)
