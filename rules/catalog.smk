@@ -56,7 +56,7 @@ rule catalog_timing:
         log("catalog_timing"),
     benchmark:
         benchmark("catalog_timing")
-    threads: workflow.cores  # every core of the run: no other job runs beside a timing
+    threads: run_cores()  # every core of a local run: no other job runs beside a timing (1 on a cluster)
     conda:
         "../envs/ltrbv.yaml"
     script:

@@ -45,6 +45,16 @@ wildcard_constraints:
     seed=r"\d+",
 
 
+def run_cores():
+    """``--cores`` of a local run; 1 where none is given (a cluster run: each job holds its own cpus_per_task)."""
+    from snakemake.exceptions import WorkflowError
+
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return 1
+
+
 def learner_threads(w):
     return config["learners"][w.learner]["threads"]
 

@@ -59,6 +59,8 @@ def require(ok, reason: str) -> None:
 
 
 def test_profile_sets_placeholders_and_resources_for_rules_that_exist():
+    from ltrbv.sections.catalog.kinds import WITH_JOB
+
     settings = profile()
     assert settings["executor"] == "slurm"
     assert settings["rerun-incomplete"] is True and settings["latency-wait"] >= 30 and settings["jobs"] >= 10
@@ -71,6 +73,9 @@ def test_profile_sets_placeholders_and_resources_for_rules_that_exist():
         # rules written once in a loop over the study's schemes (``name: f"train_biasvar_{_scheme}"``)
         rules |= {f"{stem}_{scheme}" for stem in re.findall(r'name:\s*f"(\w+)_\{_scheme\}"', path.read_text())
                   for scheme in ("bootstrap", "twofold")}
+        # and once per catalog kind with a job (``name: f"catalog_{_kind}"``)
+        rules |= {f"{stem}_{kind}" for stem in re.findall(r'name:\s*f"(\w+)_\{_kind\}"', path.read_text())
+                  for kind in WITH_JOB}
     assert set(settings["set-resources"]) <= rules, f"set-resources for rules that do not exist: " \
                                                     f"{sorted(set(settings['set-resources']) - rules)}"
     for rule, resources in settings["set-resources"].items():

@@ -177,7 +177,7 @@ def test_rule_resources_are_written_in_one_place(tmp_path):
             name = re.search(r"rule\s*(\w*):", block)
             if name is None or "resources:" not in block:
                 continue
-            declared = name.group(1) or re.search(r'name:\s*\n\s*f?"(\w+)', block).group(1)
+            declared = name.group(1) or re.search(r'name:\s*\n\s*f?"([\w{}]+)', block).group(1)
             assert "learner_resource(" in block and "mem_mb=" in block, declared
             declaring.add(declared.replace("_{_scheme}", ""))
     assert declaring == {"train_model", "bag_submodel", "train_trial", "train_biasvar"}
