@@ -13,32 +13,17 @@ everything else counts (``digests`` too: the SHA-256 of the run's score files an
 every machine).
 ``compare`` prints every file missing, added or changed and exits 1 when there is any.
 
-Recorded baselines:
+Recorded baselines (``snakemake --cores 2`` plus the config files named; each in a clean clone):
 
-* ``baseline-demo.sha256``: ``snakemake --cores 2`` (the demo), 291 outputs + results/README.md, re-recorded
-  for issue 28 (each training run's meta.json records the digests of its score files and parsed data, key
-  ``digests``: the 86 meta.json files changed, every other output identical; with that key dropped, 0
-  differences from the previous baseline) and before that for issue 16/17 (one metrics file per learner;
-  LambdaMART validated in the letor4 convention).  Before
-  that change the demo with the old LambdaMART settings (``git show dbeaa41:config/demo.yaml``) differed
-  from the old baseline only in the metrics files' layout (their rows identical) and LambdaMART's
-  meta.json (two new fit_info keys);
+* ``baseline-demo.sha256``: the demo (no ``--configfile``), 292 files;
+* ``baseline-demo-active-small.sha256``: ``--configfile config/demo.yaml tests/checksums/active-small.yaml``,
+  430 files;
+* ``baseline-mq2008-small.sha256``: ``--configfile tests/checksums/mq2008-small.yaml`` (config/mq2008.yaml's
+  sections at a smaller size; its root is the project machine's /work/shared/data/MQ2008), 333 files.
 
-* ``baseline-demo-active-small.sha256``: ``--configfile config/demo.yaml active-small.yaml``, re-recorded
-  with it (and the Ranking SVM pair and the model-selection savings of issue 18); against the issue-13
-  baseline only the LambdaMART-derived files, the savings tables and the new pair's files changed;
-
-``baseline-demo-active-small.sha256`` and ``baseline-mq2008-small.sha256`` were not re-recorded for issue 28:
-their meta.json files lack the ``digests`` key (a run of today's code differs from them in those files too).
-
-Recorded for issue 13 at commit 61e3c52, before the workflow-layer redesign (since issue 16 it also differs
-in the metrics files' layout and in every LambdaMART-derived file):
-
-* ``baseline-mq2008-small.sha256``: ``--configfile mq2008-small.yaml`` (config/mq2008.yaml's sections at
-  a smaller size, bagging experiments on; its root is the project machine's /work/shared/data/MQ2008).
-  The study's BL-MART files differ by design (one seed scheme for the bag's sub-models since issue 13):
-  ``--ignore mq2008/biasvar/predictions/bl-mart --ignore mq2008/biasvar/reduced/bl-mart`` and the tables
-  holding their rows (summary.md, biasvar_comparison.*, biasvar_sweep.csv).
+History: all three recorded at cf64e81, before the section folders (issue 27); the section folders gave 0
+differences on each.  Then the demo's synthetic data changed (issue 28's CPU-independent generator) and the
+two demo baselines were re-recorded in a commit of their own; the MQ2008 one (real data) stayed.
 """
 
 from __future__ import annotations
