@@ -6,7 +6,7 @@ One engine, four learners, chosen by ``splitting``:
 * ``list``   RF-list: every split maximises the training queries' mean expected NDCG (eq. 11-13),
   or their mean expected ERR with ``listwise_objective="err"``, or with ``"ndcg-printed"`` the
   objective as Algorithm 4 prints it (a tie group weighs its size times its expected DCG; see
-  ``_listwise._value``).  That objective never splits: a group of gain G = G_T + G_B and summed discounts
+  ``_ndcg.value``).  That objective never splits: a group of gain G = G_T + G_B and summed discounts
   D = D_T + D_B is worth G * D, its two halves G_T * D_T + G_B * D_B, a change of -(G_T * D_B + G_B * D_T)
   <= 0; every printed tree is one leaf and the forest a constant (it warns, :data:`PRINTED_IS_CONSTANT`);
 * ``hybrid`` RF-hybrid-L: listwise splits above depth ``listwise_levels``, pointwise below (§4.4.3);
@@ -24,6 +24,7 @@ seed gives bit-identical predictions at any thread count.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import warnings
@@ -35,11 +36,13 @@ import numpy as np
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
 from ..learners._sklearn_api import RankerAPI, training_data
-from . import _builder, _err, _listwise
-from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
+from . import _builder
+from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, predict_tree
 from ._splitter import midpoint_threshold
-from ._criteria import CRITERIA, LISTWISE, listwise_code, pointwise_code, xlogx_table
+from ._criteria import CRITERIA, LISTWISE, LISTWISE_OPTIONS, listwise_criterion, pointwise_code, xlogx_table
 from ._frontier import EXPLORATIONS, exploration_code
+from ._levels import unused_data
+from ._ndcg import PRINTED_IS_CONSTANT  # noqa: F401  (re-exported: the warning of listwise_objective="ndcg-printed")
 from ._rng import seed_state
 
 SPLITTINGS = ("point", "list", "hybrid", "rand")
@@ -47,10 +50,6 @@ THRESHOLDS = ("exact", "hist")
 MAX_BINS = 255  # thresholds: hist (as LightGBM's max_bin)
 DISCOUNTS = ("log2", "log-power", "rank-power")
 UNLIMITED = np.iinfo(np.int32).max
-#: the warning of listwise_objective="ndcg-printed": Algorithm 4's printed value falls at every split
-PRINTED_IS_CONSTANT = ("listwise_objective='ndcg-printed' builds a constant model: every split of a tie group "
-                       "(gain G_T + G_B, summed discounts D_T + D_B) changes Algorithm 4's printed value by "
-                       "-(G_T*D_B + G_B*D_T) <= 0, so no listwise node ever splits and each tree is one leaf")
 
 
 def _is_integer(value) -> bool:
@@ -145,8 +144,9 @@ class RankingForest(RankerAPI):
             raise ValueError(f"thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
         if not isinstance(self.listwise_objective, str) or self.listwise_objective not in LISTWISE:
             raise ValueError(f"listwise_objective must be one of {tuple(LISTWISE)}, got {self.listwise_objective!r}")
-        if self.listwise_objective == "ndcg-printed" and self.splitting in ("list", "hybrid"):
-            warnings.warn(PRINTED_IS_CONSTANT, UserWarning, stacklevel=3)
+        objective = LISTWISE[self.listwise_objective]
+        if objective.warning is not None and self.splitting in ("list", "hybrid"):
+            warnings.warn(objective.warning, UserWarning, stacklevel=3)
         if not isinstance(self.exploration, str) or self.exploration not in EXPLORATIONS:
             raise ValueError(f"exploration must be one of {tuple(EXPLORATIONS)}, got {self.exploration!r}")
         self.n_estimators = _check_integer("n_estimators", self.n_estimators, 1)
@@ -175,9 +175,10 @@ class RankingForest(RankerAPI):
         self.n_threads = _check_integer("n_threads", self.n_threads, 1)
         self.feature_subset = _check_integer("feature_subset", self.feature_subset, 1, allow_none=True)
         self.feature_subset_seed = _check_integer("feature_subset_seed", self.feature_subset_seed, 0)
-        if self.listwise_objective == "err" and (self.discount != "log2" or self.discount_power != 1.0
-                                                  or self.truncation is not None):
-            raise ValueError(f"discount, discount_power and truncation shape the NDCG objective; "
+        defaults = {field.name: field.default for field in dataclasses.fields(self)}
+        refused = [name for name in LISTWISE_OPTIONS if name not in objective.options]
+        if any(getattr(self, name) != defaults[name] for name in refused):
+            raise ValueError(f"{', '.join(refused)} shape the NDCG objective; "
                              f"listwise_objective={self.listwise_objective!r} takes none of them")
 
     # -- configuration ----------------------------------------------------------
@@ -236,22 +237,19 @@ class RankingForest(RankerAPI):
         xlogx = xlogx_table(train.n_docs)
         n_sampled = max(1, int(round(self.subsample * train.n_queries)))
         listwise_depth = self._listwise_depth()
+        objective = listwise_criterion(self.listwise_objective)  # the one decode of listwise_objective
         config = TreeConfig(
             n_classes=n_classes, criterion=pointwise_code(self.criterion), listwise_depth=listwise_depth,
             random_splits=self.splitting == "rand", max_features=self._k(train.n_features),
             min_samples_leaf=int(self.min_samples_leaf), min_samples_split=max(2, int(self.min_samples_split)),
             max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth), n_queries=train.n_queries,
-            listwise_criterion=listwise_code(self.listwise_objective),
-            exploration=exploration_code(self.exploration),
+            listwise_criterion=objective.code, exploration=exploration_code(self.exploration),
         )
         if listwise_depth == 0:
-            listwise, err = listwise_setup(config.listwise_criterion)
-        elif self.listwise_objective == "err":  # stop probabilities, packed label codes
-            listwise, err = listwise_setup(config.listwise_criterion, _err.prepare(train, labels, n_sampled))
-        else:  # gains, ideal DCGs, discount table
-            listwise, err = listwise_setup(config.listwise_criterion, _listwise.prepare(
-                train, labels, n_sampled, self.discount, self.discount_power, self.truncation,
-                as_printed=self.listwise_objective == "ndcg-printed"))
+            listwise = unused_data()
+        else:  # NDCG: gains, ideal DCGs, discount table; ERR: packed label codes, stop probabilities
+            listwise = objective.prepare(train, labels, n_sampled,
+                                         **{name: getattr(self, name) for name in objective.options})
         self.n_features_ = train.n_features
         self.trees_ = []
         self.predictions_ = [np.zeros(d.n_docs) for d in predict_on]
@@ -261,7 +259,7 @@ class RankingForest(RankerAPI):
             rng = np.random.default_rng(int(seeds[t]))
             queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
             samples = _rows_of_queries(train.query_offsets, queries)
-            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise, err)
+            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise)
             if cuts is not None:  # a split between the node's bins lo < hi becomes bin lo's upper cut, in feature units
                 feature, threshold, left, right = arrays[:4]
                 lo = left_bin_max(Xt, samples, feature, threshold, left, right)
