@@ -116,25 +116,25 @@ def test_an_unknown_objective_is_refused_by_name(value):
 
 
 def test_an_unregistered_listwise_code_raises_instead_of_falling_back():
-    from ltrbv.forest import _builder, _criteria, _err
+    from ltrbv.forest import _builder, _criteria, _err, _listwise
     from ltrbv.forest._rng import seed_state
 
     data = small_problem(1, 3, 2, 4, 2)
     labels = data.labels.astype(np.int64)
-    unknown = max(_criteria.LISTWISE.values()) + 1
+    codes = [criterion.code for criterion in _criteria.LISTWISE.values()]
+    for code in codes:  # every registered code passes the builder's check
+        _listwise.check_code(code)
+    unknown = max(codes) + 1
     with pytest.raises(ValueError, match="unknown listwise objective 'ap'"):
-        _criteria.listwise_code("ap")
-    with pytest.raises(ValueError, match="unknown listwise criterion code"):
-        _builder.listwise_setup(unknown, _err.prepare(data, labels, data.n_queries))
-    listwise, err = _builder.listwise_setup(_criteria.ERR, _err.prepare(data, labels, data.n_queries))
+        _criteria.listwise_criterion("ap")
     config = _builder.TreeConfig(
         n_classes=3, criterion=_criteria.ENTROPY, listwise_depth=2**31 - 1, random_splits=False, max_features=2,
         min_samples_leaf=1, min_samples_split=2, max_depth=2**31 - 1, n_queries=data.n_queries,
         listwise_criterion=unknown, exploration=0)
     samples = np.arange(data.n_docs, dtype=np.int64)
     with pytest.raises(ValueError, match="unknown listwise criterion code"):
-        _builder.build_tree(np.ascontiguousarray(data.X.T), labels, samples, config,
-                            _criteria.xlogx_table(data.n_docs), seed_state(0), listwise, err)
+        _builder.build_tree(np.ascontiguousarray(data.X.T), labels, samples, config, _criteria.xlogx_table(data.n_docs),
+                            seed_state(0), _err.prepare(data, labels, data.n_queries))
 
 
 @pytest.mark.parametrize("option", [{"truncation": 10}, {"discount": "rank-power"}, {"discount_power": 2.0}])

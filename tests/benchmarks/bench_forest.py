@@ -19,7 +19,8 @@ Sub-benchmarks (select with ``--only 1,3``; default: all):
    prediction throughput of a 100-tree RF-point forest vs 100 scikit-learn trees (predict_proba
    summed) on held-out MSLR-shaped rows.
 6. The listwise cost ratios alone (issue 12's targets, ~5-8 min): 3a, 3b and 4 without the reach
-   ladder and the depth/level profiles.
+   ladder and the depth/level profiles; and the expected-ERR objective's RF-list vs RF-point per tree
+   (d: MQ2008 Fold1 at 0.63, e: MSLR-shaped at 0.01).
 7. RF-point against the forests a user would pick instead, on MQ2008 Fold1 (train.txt -> test.txt),
    500 trees, 2 threads each, alternated: ltrbv ``RankingForest(splitting="point")`` (entropy and
    mse), scikit-learn ``RandomForestClassifier`` (entropy, expected relevance) and
@@ -243,6 +244,7 @@ def warm_up() -> float:
         forest.fit(data, predict_on=(data,))
         forest.predict(data)
     RankingForest(splitting="point", criterion="mse", n_estimators=1).fit(data)
+    RankingForest(splitting="list", listwise_objective="err", n_estimators=1, subsample=0.5).fit(data)
     return time.perf_counter() - start
 
 
@@ -374,8 +376,9 @@ def bench2(args) -> dict:
 # -- benchmark 3: RF-list vs RF-point per tree -------------------------------------------------------
 
 
-def per_tree_pair(data, subsample, n_list, n_point, label, max_features=None):
-    """Interleave single-tree fits (random_state t) of RF-list and RF-point; per-tree kernel times."""
+def per_tree_pair(data, subsample, n_list, n_point, label, max_features=None, objective="ndcg"):
+    """Interleave single-tree fits (random_state t) of RF-list (``listwise_objective=objective``) and RF-point;
+    per-tree kernel times."""
     out = {"list_s": [], "point_s": [], "list_fit_s": [], "point_fit_s": [], "list_leaves": [], "point_leaves": []}
     for t in range(max(n_list, n_point)):
         for splitting, n in (("list", n_list), ("point", n_point)):
@@ -383,7 +386,8 @@ def per_tree_pair(data, subsample, n_list, n_point, label, max_features=None):
                 continue
             gc.collect()
             forest = RankingForest(splitting=splitting, n_estimators=1, subsample=subsample,
-                                   max_features=max_features, random_state=t)
+                                   max_features=max_features, random_state=t,
+                                   listwise_objective=objective if splitting == "list" else "ndcg")
             with kernel_timer() as kt:
                 elapsed, _ = timed(forest.fit, data)
             out[f"{splitting}_s"].append(kt[0])
@@ -568,26 +572,33 @@ def bench4(args) -> dict:
 
 def bench6(args) -> dict:
     """RF-list / RF-point per tree on MQ2008 Fold1 at 0.63 and on MSLR-shaped data at 0.05, and
-    RF-hybrid-L6 / RF-point per tree on MSLR-450k at 0.63: 3a, 3b and 4 without 3c/3d and profiles.
+    RF-hybrid-L6 / RF-point per tree on MSLR-450k at 0.63: 3a, 3b and 4 without 3c/3d and profiles;
+    and RF-list with ``listwise_objective="err"`` / RF-point per tree on MQ2008 Fold1 at 0.63 (d) and on
+    MSLR-shaped data at 0.01 (e; an ERR tree at 0.05 takes minutes).
 
     Each pair is alternated tree by tree in one run; medians of the build_tree times.
     """
     out = {}
     quick = args.quick
-    parts = set(args.parts.split(",")) if args.parts else {"a", "b", "c"}
-    if "a" in parts and (args.mq2008 / "train.txt").exists():
-        mq = load_mq2008(args.mq2008, "train")
-        n = args.repeats or (5 if quick else 9)
-        out["a_mq2008_0.63"] = {"data": describe(mq), **per_tree_pair(mq, 0.63, n, n, "6a")}
-    elif "a" in parts:
-        print(f"  6a: MQ2008 not found at {args.mq2008}; skipped", flush=True)
+    parts = set(args.parts.split(",")) if args.parts else {"a", "b", "c", "d", "e"}
+    for part, objective in (("a", "ndcg"), ("d", "err")):
+        if part in parts and (args.mq2008 / "train.txt").exists():
+            mq = load_mq2008(args.mq2008, "train")
+            n = args.repeats or (5 if quick else 9)
+            out[f"{part}_mq2008_0.63" + ("_err" if objective == "err" else "")] = {
+                "data": describe(mq), **per_tree_pair(mq, 0.63, n, n, f"6{part}", objective=objective)}
+        elif part in parts:
+            print(f"  6{part}: MQ2008 not found at {args.mq2008}; skipped", flush=True)
     spec = mslr_spec(quick)
-    if "b" in parts:
-        data = load_mslr(args.cache_dir, spec, "all")
-        n_list = args.repeats or (2 if quick else 3)
-        out["b_mslr_0.05"] = {"data": describe(data), **per_tree_pair(data, 0.05, n_list, max(n_list, 5), "6b")}
-        del data
-        gc.collect()
+    for part, objective, subsample in (("b", "ndcg", 0.05), ("e", "err", 0.01)):
+        if part in parts:
+            data = load_mslr(args.cache_dir, spec, "all")
+            n_list = args.repeats or (2 if quick else 3)
+            out[f"{part}_mslr_{subsample}" + ("_err" if objective == "err" else "")] = {
+                "data": describe(data),
+                **per_tree_pair(data, subsample, n_list, max(n_list, 5), f"6{part}", objective=objective)}
+            del data
+            gc.collect()
     out["goal"] = "list/point <= 15 (MQ2008 0.63), <= 40 (MSLR 0.05); hybrid-L6/point <= 2.0"
     if "c" not in parts:
         return out
@@ -930,7 +941,9 @@ def summary_rows(results: dict) -> list[tuple[str, str, str, str, str]]:
     b = results.get("6")
     if b:
         for key, label, goal in (("a_mq2008_0.63", "6a list vs point/tree, MQ2008, 0.63 (s)", "<= 15"),
-                                 ("b_mslr_0.05", "6b list vs point/tree, MSLR 6k q, 0.05 (s)", "<= 40")):
+                                 ("b_mslr_0.05", "6b list vs point/tree, MSLR 6k q, 0.05 (s)", "<= 40"),
+                                 ("d_mq2008_0.63_err", "6d list-ERR vs point/tree, MQ2008, 0.63 (s)", ""),
+                                 ("e_mslr_0.01_err", "6e list-ERR vs point/tree, MSLR 6k q, 0.01 (s)", "")):
             if key in b:
                 r = b[key]
                 rows.append((label, f"{r['median_list_s']:.3f}", f"{r['median_point_s']:.3f}",
@@ -1012,7 +1025,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--repeats", type=int, default=None, help="override repeats / trees per measurement")
     parser.add_argument("--parts", default=None,
                         help="3: which parts (a, b, c = reach ladder, d = depth profile; default all); 6: which "
-                             "ratios (a: MQ2008 list/point, b: MSLR 0.05 list/point, c: hybrid-L6/point; default all)")
+                             "ratios (a: MQ2008 list/point, b: MSLR 0.05 list/point, c: hybrid-L6/point, d: MQ2008 ERR-list/point, "
+                             "e: MSLR 0.01 ERR-list/point; default all)")
     parser.add_argument("--ladder", default="0.05,0.1,0.2,0.3,0.4,0.5,0.63",
                         help="3c: the subsamples of the reach ladder, in increasing order")
     parser.add_argument("--threads", type=int, default=2, help="7: threads of every forest (default 2)")

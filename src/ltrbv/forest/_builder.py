@@ -15,11 +15,12 @@ sum_c p(c | leaf) c (eq. 9).
 
 The builder owns the node arrays; the splitters (``_splitter``) own the shared
 feature loop and scratch bundle, the criteria their own modules (``_criteria``
-is the registry; the one dispatch on the listwise criterion's code,
-``TreeConfig.listwise_criterion``, is in ``build_tree``).  While nodes are
-split listwise, each training query's score levels are kept current
-(``_listwise.update_levels`` on the criterion's per-document values,
-``ListwiseSetup.levels``) for the next listwise node.
+is the registry).  A listwise node is split by the one listwise search
+(``_listwise``) with the criterion's code, ``TreeConfig.listwise_criterion``
+(decoded once by the estimator), and its data (``ListwiseData``, the
+criterion's ``prepare``).  While nodes are split listwise, each training
+query's score levels are kept current (``_levels.update_levels`` on the
+criterion's per-document values) for the next listwise node.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
-from . import _err, _listwise
+
 from ._frontier import node_key, pop, push
-from ._criteria import ERR, LISTWISE, NDCG, NDCG_PRINTED, node_impurity_sum
+from ._criteria import node_impurity_sum
+from ._levels import init_levels, make_workspace, update_levels
+from ._listwise import best_listwise_split, check_code
 from ._splitter import best_pointwise_split, make_scratch, partition_samples, random_split
 
 MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding noise
@@ -41,31 +43,13 @@ TreeConfig = namedtuple("TreeConfig", "n_classes criterion listwise_depth random
                                       "min_samples_leaf min_samples_split max_depth n_queries listwise_criterion "
                                       "exploration")
 
-# the listwise criteria's shared data: ``levels``, the ``_listwise.ListwiseData`` whose per-document values the
-# tree-wide level lists sum, and NDCG's data (``_listwise.prepare``; a placeholder for other criteria)
-ListwiseSetup = namedtuple("ListwiseSetup", "levels ndcg")
-
-
-def listwise_setup(code: int, data=None) -> tuple:
-    """build_tree's last two arguments (listwise, err) for ``data``, the ``prepare`` of criterion ``code``.
-
-    ``data=None``: no listwise splits.  ``err`` (ERR's data) is None unless the criterion is ERR:
-    numba prunes the branches on ``err is None``, so it compiles the ERR search only for ERR forests.
-    """
-    if data is None:
-        return ListwiseSetup(_listwise.unused_data(), _listwise.unused_data()), None
-    if code == NDCG or code == NDCG_PRINTED:  # one search; the data's tie_mean tells the two apart
-        return ListwiseSetup(data, data), None
-    if code == ERR:
-        return ListwiseSetup(data.levels, _listwise.unused_data()), data
-    raise ValueError(f"unknown listwise criterion code {code}: one of {sorted(LISTWISE.values())}")
-
 
 @njit(cache=True, nogil=True)
-def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
+def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
     """Grow one tree on ``samples`` (document indices, grouped by query; permuted in place).
 
-    ``config`` is a TreeConfig, ``listwise`` and ``err`` the listwise criteria's shared data (``listwise_setup``).
+    ``config`` is a TreeConfig, ``listwise`` the listwise criterion's data (``_levels.ListwiseData``; a
+    placeholder, ``_levels.unused_data()``, for trees without listwise splits).
     Returns (feature, threshold, left, right, value, n_samples, depth, gain, visit) trimmed to the node
     count; ``gain`` is each split node's impurity decrease (pointwise) or mean increase of the listwise
     objective (expected NDCG or ERR) over the tree's training queries (listwise); ``visit`` is each
@@ -95,16 +79,11 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
     scratch = make_scratch(n, n_features, n_classes, samples[:1])
     class_counts = np.zeros(n_classes, dtype=np.int64)
     use_listwise = listwise_depth > 0 and not random_splits
-    levels = listwise.levels
     if use_listwise:  # slot arrays: at most one slot per query of the tree
-        workspace = _listwise.make_workspace(n, config.n_queries, levels.n_tree_queries)
+        check_code(config.listwise_criterion)
+        workspace = make_workspace(n, config.n_queries, listwise.n_tree_queries, listwise)
     else:
-        workspace = _listwise.make_workspace(1, 1, 1)
-    if err is None:
-        err_workspace = None
-    else:
-        err_workspace = _err.make_workspace(n if use_listwise else 1, levels.n_tree_queries if use_listwise else 1,
-                                            err)
+        workspace = make_workspace(1, 1, 1, listwise)
 
     node_start[0] = 0
     node_end[0] = n
@@ -113,7 +92,7 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
         label_sum += labels[samples[i]]
     value[0] = label_sum / n
     if use_listwise:
-        _listwise.init_levels(workspace, levels, samples, value[0])
+        init_levels(workspace, listwise, samples, value[0])
     n_nodes = 1
     n_visited = 0
     n_open = push(frontier_keys, frontier_nodes, 0, 0, node_key(config.exploration, 0, True, n, value[0]))
@@ -148,23 +127,11 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
             split_feature, split_threshold = random_split(Xt, samples, start, end, rng, scratch)
         elif depth[node] < listwise_depth:
             listwise_node = True
-            # the one dispatch on the listwise criterion (``_criteria.LISTWISE``)
-            if config.listwise_criterion == NDCG or config.listwise_criterion == NDCG_PRINTED:
-                split_feature, split_threshold, change = _listwise.best_listwise_split(
-                    Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf, rng,
-                    scratch, listwise.ndcg, workspace,
-                )
-            elif config.listwise_criterion == ERR:
-                if err is None:
-                    raise ValueError("the ERR criterion needs its data (_err.prepare)")
-                else:
-                    split_feature, split_threshold, change = _err.best_err_split(
-                        Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf,
-                        rng, scratch, err, workspace, err_workspace,
-                    )
-            else:
-                raise ValueError("unknown listwise criterion code")
-            split_gain = change / levels.n_tree_queries
+            split_feature, split_threshold, change = best_listwise_split(
+                Xt, labels, samples, start, end, value[node], config.max_features, config.min_samples_leaf, rng,
+                scratch, config.listwise_criterion, listwise, workspace,
+            )
+            split_gain = change / listwise.n_tree_queries
         else:
             parent = node_impurity_sum(config.criterion, class_counts, size, xlogx, total, total_sq)
             split_feature, split_threshold, children = best_pointwise_split(
@@ -192,7 +159,7 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, err=None):
             value[child] = child_sum / (hi - lo)
             if listwise_node:
                 # later listwise nodes see these documents at their child's score: keep the level lists current
-                _listwise.update_levels(workspace, levels, samples, lo, hi, value[node], value[child])
+                update_levels(workspace, listwise, samples, lo, hi, value[node], value[child])
         left[node] = n_nodes
         right[node] = n_nodes + 1
         for child in (n_nodes, n_nodes + 1):

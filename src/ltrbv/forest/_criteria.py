@@ -1,4 +1,5 @@
-"""The criteria registry: one table from a criterion's name to its code, and the compiled dispatch.
+"""The criteria registries: from a criterion's name to its code (and, listwise, its set-up), and the compiled
+dispatch of the pointwise ones.
 
 Each criterion lives in its own module, as scikit-learn keeps Criterion,
 Splitter and TreeBuilder apart:
@@ -6,28 +7,31 @@ Splitter and TreeBuilder apart:
 * pointwise (a scan over one feature's sorted (value, label) keys returning the
   best boundary and the children's summed impurity, smaller is better):
   ``entropy`` (``_entropy``, Algorithm 3) and ``mse`` (``_mse``);
-* listwise (a split search over the node's queries, larger is better):
-  ``ndcg``, the change in mean expected NDCG (``_listwise``, eq. 11-13),
-  ``ndcg-printed``, the same search with Algorithm 4's tie-group value as printed
+* listwise (the one split search over the node's queries, ``_listwise``, larger is better):
+  ``ndcg``, the change in mean expected NDCG (``_ndcg``, eq. 11-13),
+  ``ndcg-printed``, the same with Algorithm 4's tie-group value as printed
   (``count[i] * avgGain[i]`` times the group's summed discounts: eq. 13 without its
-  division by the group size; ``_listwise._value``), and
+  division by the group size; ``_ndcg.value``), and
   ``err``, the change in mean expected ERR (``_err``).
 
 Adding a pointwise criterion is one module, one line in ``POINTWISE`` and one
-branch in each dispatch function below.  A listwise one is one module (its
-``prepare``, workspace and split search, sharing ``_listwise``'s level lists,
-slots, groups and level index), one line in ``LISTWISE`` and a branch in
-``_builder.listwise_setup`` and in the dispatch of ``_builder.build_tree``
-(numba types every criterion's data in the one compiled builder; ERR's data
-is an argument of its own, None unless used, so only ERR forests compile the
-ERR search).  A code that is not registered raises (no silent fallback to
-another criterion).
+branch in each dispatch function below.  A listwise one is one module (its code,
+its ``prepare``, giving a ``_levels.ListwiseData``, and its hooks: a block's
+value, its reach factor, two swapped blocks' value), one line in ``LISTWISE``,
+and in ``_listwise`` one ``listwise_search`` with its hooks and a branch of the
+dispatch ``best_listwise_split``.
+The estimator decodes ``listwise_objective`` once, through ``LISTWISE``, into
+the code in ``TreeConfig`` and the criterion's data; a code that is not
+registered raises (no silent fallback to another criterion).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
-from . import _entropy, _mse
+from . import _entropy, _err, _mse, _ndcg
 from ._entropy import LABEL_BITS, LABEL_MASK, xlogx_table  # noqa: F401  (re-exported)
 
 ENTROPY = 0
@@ -35,10 +39,28 @@ MSE = 1
 POINTWISE = {"entropy": ENTROPY, "mse": MSE}
 CRITERIA = POINTWISE  # the names RankingForest(criterion=...) accepts
 
-NDCG = 0
-ERR = 1
-NDCG_PRINTED = 2
-LISTWISE = {"ndcg": NDCG, "err": ERR, "ndcg-printed": NDCG_PRINTED}  # RankingForest(listwise_objective=...)
+NDCG, NDCG_PRINTED, ERR = _ndcg.NDCG, _ndcg.NDCG_PRINTED, _err.ERR  # each criterion module owns its code
+#: the RankingForest parameters that shape a listwise objective; a criterion that takes none of them refuses them
+LISTWISE_OPTIONS = ("discount", "discount_power", "truncation")
+
+
+@dataclass(frozen=True)
+class ListwiseCriterion:
+    """A listwise objective: its code (``TreeConfig.listwise_criterion``, what ``_listwise`` dispatches on), its
+    set-up ``prepare(train, labels, n_tree_queries, **options) -> _levels.ListwiseData`` shared by the trees of a
+    fit, the ``LISTWISE_OPTIONS`` it takes, and a warning to give when it is used (None: none)."""
+
+    code: int
+    prepare: Callable
+    options: tuple[str, ...] = ()
+    warning: str | None = None
+
+
+LISTWISE = {  # RankingForest(listwise_objective=...)
+    "ndcg": ListwiseCriterion(NDCG, _ndcg.prepare, LISTWISE_OPTIONS),
+    "err": ListwiseCriterion(ERR, _err.prepare),
+    "ndcg-printed": ListwiseCriterion(NDCG_PRINTED, _ndcg.prepare, LISTWISE_OPTIONS, _ndcg.PRINTED_IS_CONSTANT),
+}
 
 
 def pointwise_code(name: str) -> int:
@@ -48,7 +70,7 @@ def pointwise_code(name: str) -> int:
         raise ValueError(f"unknown pointwise criterion {name!r}: one of {sorted(POINTWISE)}") from None
 
 
-def listwise_code(name: str) -> int:
+def listwise_criterion(name: str) -> ListwiseCriterion:
     try:
         return LISTWISE[name]
     except KeyError:

@@ -17,7 +17,7 @@ from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
 from ._builder import leaf_of_rows
-from ._listwise import cumulative_discounts, ideal_dcg
+from ._ndcg import cumulative_discounts, ideal_dcg
 
 
 def strength_curve(tree, data: RankingData, setup: tuple | None = None) -> np.ndarray:
@@ -42,7 +42,7 @@ def strength_curve(tree, data: RankingData, setup: tuple | None = None) -> np.nd
 
 def ndcg_setup(data: RankingData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gains, ideal DCG per query, cumulative log2 discounts) of ``data``: RF-list's own set-up
-    (:mod:`._listwise`), untruncated, the same for every tree."""
+    (:mod:`._ndcg`), untruncated, the same for every tree."""
     gain = np.exp2(data.labels.astype(np.float64)) - 1.0
     cumulative_discount = cumulative_discounts(int(data.query_sizes.max()) if data.n_queries else 0, "log2")
     return gain, ideal_dcg(gain, data.query_offsets, cumulative_discount), cumulative_discount

@@ -6,7 +6,7 @@ One engine, four learners, chosen by ``splitting``:
 * ``list``   RF-list: every split maximises the training queries' mean expected NDCG (eq. 11-13),
   or their mean expected ERR with ``listwise_objective="err"``, or with ``"ndcg-printed"`` the
   objective as Algorithm 4 prints it (a tie group weighs its size times its expected DCG; see
-  ``_listwise._value``).  That objective never splits: a group of gain G = G_T + G_B and summed discounts
+  ``_ndcg.value``).  That objective never splits: a group of gain G = G_T + G_B and summed discounts
   D = D_T + D_B is worth G * D, its two halves G_T * D_T + G_B * D_B, a change of -(G_T * D_B + G_B * D_T)
   <= 0; every printed tree is one leaf and the forest a constant (it warns, :data:`PRINTED_IS_CONSTANT`);
 * ``hybrid`` RF-hybrid-L: listwise splits above depth ``listwise_levels``, pointwise below (§4.4.3);
@@ -24,6 +24,7 @@ seed gives bit-identical predictions at any thread count.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -36,11 +37,13 @@ from ..checks import Interval, ParameterError, RealNotInt, StrOptions
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
 from ..estimator import RankerAPI, training_data
-from . import _builder, _err, _listwise
-from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, listwise_setup, predict_tree
+from . import _builder
+from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, predict_tree
 from ._splitter import midpoint_threshold
-from ._criteria import CRITERIA, LISTWISE, listwise_code, pointwise_code, xlogx_table
+from ._criteria import CRITERIA, LISTWISE, LISTWISE_OPTIONS, listwise_criterion, pointwise_code, xlogx_table
 from ._frontier import EXPLORATIONS, exploration_code
+from ._levels import unused_data
+from ._ndcg import PRINTED_IS_CONSTANT  # noqa: F401  (re-exported: the warning of listwise_objective="ndcg-printed")
 from ._rng import seed_state
 
 SPLITTINGS = ("point", "list", "hybrid", "rand")
@@ -48,10 +51,6 @@ THRESHOLDS = ("exact", "hist")
 MAX_BINS = 255  # thresholds: hist (as LightGBM's max_bin)
 DISCOUNTS = ("log2", "log-power", "rank-power")
 UNLIMITED = np.iinfo(np.int32).max
-#: the warning of listwise_objective="ndcg-printed": Algorithm 4's printed value falls at every split
-PRINTED_IS_CONSTANT = ("listwise_objective='ndcg-printed' builds a constant model: every split of a tie group "
-                       "(gain G_T + G_B, summed discounts D_T + D_B) changes Algorithm 4's printed value by "
-                       "-(G_T*D_B + G_B*D_T) <= 0, so no listwise node ever splits and each tree is one leaf")
 
 
 @dataclass(frozen=True)
@@ -158,13 +157,17 @@ class RankingForest(RankerAPI):
     }
 
     def _check_together(self) -> None:
-        """The ERR objective takes no NDCG option; the printed objective warns that it builds a constant."""
-        if self.listwise_objective == "err" and (self.discount != "log2" or self.discount_power != 1.0
-                                                  or self.truncation is not None):
-            raise ParameterError(f"discount, discount_power and truncation shape the NDCG objective; "
+        """A listwise objective takes only its own options (ERR: none of the NDCG ones); one with a warning (the
+        printed objective: a constant model) gives it where listwise splits are grown."""
+        objective = LISTWISE[self.listwise_objective]
+        defaults = {field.name: field.default for field in dataclasses.fields(self)}
+        refused = [name for name in LISTWISE_OPTIONS if name not in objective.options]
+        if any(getattr(self, name) != defaults[name] for name in refused):
+            names = ", ".join(refused[:-1]) + " and " + refused[-1] if len(refused) > 1 else refused[0]
+            raise ParameterError(f"{names} shape the NDCG objective; "
                                  f"listwise_objective={self.listwise_objective!r} takes none of them")
-        if self.listwise_objective == "ndcg-printed" and self.splitting in ("list", "hybrid"):
-            warnings.warn(PRINTED_IS_CONSTANT, UserWarning, stacklevel=4)
+        if objective.warning is not None and self.splitting in ("list", "hybrid"):
+            warnings.warn(objective.warning, UserWarning, stacklevel=4)
 
     # -- configuration ----------------------------------------------------------
     def _listwise_depth(self) -> int:
@@ -222,22 +225,19 @@ class RankingForest(RankerAPI):
         xlogx = xlogx_table(train.n_docs)
         n_sampled = max(1, int(round(self.subsample * train.n_queries)))
         listwise_depth = self._listwise_depth()
+        objective = listwise_criterion(self.listwise_objective)  # the one decode of listwise_objective
         config = TreeConfig(
             n_classes=n_classes, criterion=pointwise_code(self.criterion), listwise_depth=listwise_depth,
             random_splits=self.splitting == "rand", max_features=self._k(train.n_features),
             min_samples_leaf=int(self.min_samples_leaf), min_samples_split=max(2, int(self.min_samples_split)),
             max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth), n_queries=train.n_queries,
-            listwise_criterion=listwise_code(self.listwise_objective),
-            exploration=exploration_code(self.exploration),
+            listwise_criterion=objective.code, exploration=exploration_code(self.exploration),
         )
         if listwise_depth == 0:
-            listwise, err = listwise_setup(config.listwise_criterion)
-        elif self.listwise_objective == "err":  # stop probabilities, packed label codes
-            listwise, err = listwise_setup(config.listwise_criterion, _err.prepare(train, labels, n_sampled))
-        else:  # gains, ideal DCGs, discount table
-            listwise, err = listwise_setup(config.listwise_criterion, _listwise.prepare(
-                train, labels, n_sampled, self.discount, self.discount_power, self.truncation,
-                as_printed=self.listwise_objective == "ndcg-printed"))
+            listwise = unused_data()
+        else:  # NDCG: gains, ideal DCGs, discount table; ERR: packed label codes, stop probabilities
+            listwise = objective.prepare(train, labels, n_sampled,
+                                         **{name: getattr(self, name) for name in objective.options})
         self.n_features_ = train.n_features
         self.trees_ = []
         self.predictions_ = [np.zeros(d.n_docs) for d in predict_on]
@@ -247,7 +247,7 @@ class RankingForest(RankerAPI):
             rng = np.random.default_rng(int(seeds[t]))
             queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
             samples = _rows_of_queries(train.query_offsets, queries)
-            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise, err)
+            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise)
             if cuts is not None:  # a split between the node's bins lo < hi becomes bin lo's upper cut, in feature units
                 feature, threshold, left, right = arrays[:4]
                 lo = left_bin_max(Xt, samples, feature, threshold, left, right)
