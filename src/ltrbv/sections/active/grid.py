@@ -13,6 +13,10 @@ ACTIVE_SIMULATION = DATASET + "/active/simulations/{experiment}/{partition}.{ext
 ACTIVE_TABLE = DATASET + "/active/tables/{name}.{ext}"
 ACTIVE_FIGURE = DATASET + "/active/figures/{name}.{ext}"
 
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = "active"
+ORDER = 30
+
 JOBS = {
     "active_train": "active_train/{partition}/{model}",
     "active_simulate": "active_simulate/{experiment}/{partition}",

@@ -19,6 +19,10 @@ from ...workflow.validation import unknown_name
 from ..core.grid import bag_learners, bag_problems, bag_spec, parsed_files, submodel_files, trainable
 
 KEY = "bagging"
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = "bagging"
+ORDER = 10
+
 JOBS = {
     "trial_queries": "trial_queries/{fold}/trial{trial}",
     "train_trial": "train_trial/{learner}/{fold}/trial{trial}",

@@ -50,6 +50,10 @@ STUDY_REDUCED = DATASET + "/biasvar/reduced/{learner}/{fold}/{setting}/{scheme}.
 #: each paper claim next to what the run measured (rule biasvar_summary)
 SUMMARY = DATASET + "/summary.md"
 
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = "biasvar"
+ORDER = 20
+
 JOBS = {
     "biasvar_sample": "biasvar_sample/{fold}/{scheme}/rep{replicate}",
     "train_biasvar_bootstrap": "train_biasvar_bootstrap/{learner}/{fold}/{setting}",

@@ -33,6 +33,10 @@ from .timing import TIMING_EXT, timing_specs
 
 __all__ = ["CATALOG", "CLAIMS_EXT", "TIMING_EXT", "catalog_file", "datasets", "entries", "settings"]
 
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = "catalog"
+ORDER = 50
+
 JOBS = {**{f"catalog_{kind}": entry_job(kind) for kind in WITH_JOB}, "catalog_timing": "catalog_timing/{entry}",
         "catalog_page": "catalog_page"}
 CATEGORY = "7. Reproduction catalog"

@@ -18,6 +18,10 @@ from ...workflow.datasets import SPLITS, MissingDataError, check_raw_files, fetc
 from ...workflow.section import Page
 from ...workflow.validation import learner_problems, non_finite_values, param_problems, unknown_name
 
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = "run"
+ORDER = 0  # its learners are every section's: first
+
 JOBS = {
     "synthetic_folds": "synthetic_folds",
     "validation_split": "validation_split/{fold}",

@@ -25,6 +25,10 @@ from ..core.grid import sorted_dict
 
 #: one learner's tree-strength table (rule tree_strength)
 TREE_STRENGTH = DATASET + "/diagnostics/tree_strength/{learner}.csv"
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = "diagnostics"
+ORDER = 40
+
 JOBS = {"tree_strength": "tree_strength/{learner}", "plot_tree_strength": "plot_tree_strength"}
 #: the report's menu entry of the diagnostics' figure
 CATEGORY = "6. Forest diagnostics"

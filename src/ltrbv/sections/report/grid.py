@@ -19,6 +19,10 @@ LANDING = RESULTS + "/report/index.rst"
 #: what the first page shows of each data set, when the run makes it
 LANDING_PAGES = ("performance", "summary")
 
+#: its top-level config key (None: always on) and its place in the registry's order (ltrbv.workflow.sections)
+CONFIG_KEY = None
+ORDER = 100  # always on (no settings, no schema); its pages are the others' tables: last
+
 JOBS = {"report_page": "report_page/{page}", "report_landing": "report_landing"}
 
 
