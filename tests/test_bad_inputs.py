@@ -288,6 +288,23 @@ CLI_CASES = [
               (lambda o, a, k: lambda f, d: a(f, d) + [o, str(output_target(k, d))])(option, argv, kind),
               rf"{option} .*: is a {OUTPUT_KIND_WORDS[kind]}; an output must be a regular file or a new path")
       for option, argv in OUTPUT_OPTIONS for kind in ("symlink", "fifo", "device")],
+    # -- a third probe (session 33): a trailing slash names a folder; caches that are empty or text --
+    *[CliCase(f"{argv(FAKE, Path('.'))[0]}{option}-trailing-slash",
+              (lambda o, a: lambda f, d: a(f, d) + [o, str(d / "newdir") + "/"])(option, argv),
+              rf"{option} .*newdir/: ends with '/', so it names a folder", must_not_exist=("newdir",))
+      for option, argv in OUTPUT_OPTIONS],
+    *[CliCase(f"{name}-empty-npz", (lambda a: lambda f, d: a(write(d, "z.npz", ""), f))(argv),
+              r"z.npz: not a RankingData cache \(an empty file\)")
+      for name, argv in (("evaluate", lambda data, f: _ev(data, f["scores"])),
+                         ("compare", lambda data, f: ["compare", "--data", str(data), "--scores", str(f["scores"]),
+                                                      str(f["scores2"])]),
+                         ("export-trec", lambda data, f: ["export-trec", str(data), str(f["scores"]), "--run",
+                                                          str(data.parent / "o.run")]))],
+    CliCase("check-config-yaml11-octal", lambda f, d: ["check-config", str(write(d, "c.yaml", "seed: 010\nrun: {}\n"))],
+            r"c.yaml, line 1: seed: 010 is read as 8 by YAML 1.1"),
+    CliCase("text-named-npz", lambda f, d: _ev(write(d, "data.npz", f["data"].read_text()), f["scores"]),
+            r"data.npz: not a RankingData cache \(an .npz cache is a zip archive; this file starts with b'[0-9] qid:"
+            r"[0-9]+ .*': if it is a LETOR text file, give it a name that does not end in .npz\)"),
     CliCase("per-query-stdout", lambda f, d: _ev(f["data"], f["scores"], "--per-query", "-"),
             r"--per-query -: writing to standard output is not supported"),
     CliCase("per-query-in-proc", lambda f, d: _ev(f["data"], f["scores"], "--per-query", "/proc/version"),
@@ -561,6 +578,22 @@ def test_label_probs_printed_to_six_decimals_are_accepted(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     q = np.loadtxt(tmp_path / "q.csv", delimiter=",", skiprows=1, usecols=1)
     assert q.sum() == pytest.approx(1.0)
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path):
+    """``ltrbv evaluate ... | head -1``: the closed pipe is not reported as an error of the command (no message, no
+    traceback); the exit status is a shell's for a command killed by SIGPIPE (141)."""
+    files = make_files(tmp_path)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the command writes its first line
+    try:
+        result = subprocess.run([sys.executable, "-m", "ltrbv.cli", "evaluate", str(files["data"]),
+                                 str(files["scores"])], stdout=write_end, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write_end)
+    err = result.stderr.decode()
+    assert result.returncode == 141, err
+    assert err == "", err
 
 
 def test_cli_refusals_are_one_line_from_the_command(tmp_path):
@@ -904,6 +937,14 @@ WORKFLOW_CASES = [
     # issue 28, part 2: config messages name the full key path; a study with no trend; raw paths that are no files
     WorkflowCase("config-merge-key-then-duplicate", raw=_MERGE_DUP,
                  message=r"c.yaml, line \d+: key 'threads' is given twice"),
+    # YAML 1.1 (Snakemake's reader) and YAML 1.2 read these as different numbers: refused, file, line and key named
+    WorkflowCase("config-yaml11-octal", raw=_DUP.replace("n_estimators: 20", "n_estimators: 010"),
+                 message=r"c.yaml, line \d+: learners.gbm.params.n_estimators: 010 is read as 8 by YAML 1.1 "
+                         r"\(Snakemake's reader\) but as 10 by YAML 1.2"),
+    WorkflowCase("config-yaml11-base-60", raw=_DUP.replace("n_estimators: 20", "n_estimators: 1:30"),
+                 message=r"c.yaml, line \d+: learners.gbm.params.n_estimators: 1:30 is read as 90 by YAML 1.1"),
+    WorkflowCase("config-yaml11-binary", raw="seed: 0b11\n" + _DUP.replace("seed: ", "# seed: ", 1),
+                 message=r"c.yaml, line 1: seed: 0b11 is read as 3 by YAML 1.1"),
     WorkflowCase("learning_rate-quoted-1e-1",
                  raw=_DUP.replace("n_estimators: 20", "n_estimators: 20\n      learning_rate: '1e-1'"),
                  message=r"learners.gbm.params.learning_rate: '1e-1' is not of type 'number'"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -371,10 +372,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader of standard output went away (``ltrbv evaluate ... | head``): stop quietly
+        _silence_stdout()
+        return 128 + signal.SIGPIPE  # as a command killed by SIGPIPE exits in a shell (141)
     except (ValueError, OSError) as error:  # OSError: missing file, a directory, no permission (names the file)
         print(f"ltrbv {args.command}: error: {error}", file=sys.stderr)
         return 2

@@ -148,6 +148,9 @@ def check_output_path(output: str | os.PathLike, *inputs: str | os.PathLike, opt
     output = Path(output)
     if text == "-":
         raise ValueError(f"{option} -: writing to standard output is not supported; give a file name")
+    if text.endswith(("/", os.sep)) or (os.altsep and text.endswith(os.altsep)):
+        raise ValueError(f"{option} {text}: ends with '/', so it names a folder; an output is a file name "
+                         f"(e.g. {text.rstrip('/')}/out.csv)")
     kind = _not_regular(output)
     if kind == "a directory":
         raise ValueError(f"{option} {output}: is a directory, expected a file name")

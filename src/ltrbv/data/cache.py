@@ -102,10 +102,17 @@ def load_cache(path: str | os.PathLike) -> RankingData:
         check_regular_file(path, "a parsed .npz cache")
     except InputFileError as error:
         raise CacheFormatError(str(error)) from None
+    with open(path, "rb") as handle:
+        head = handle.read(16)  # the zip magic, and enough to show the reader what the file is
+    if not head:
+        raise CacheFormatError(f"{path}: not a RankingData cache (an empty file); parse the LETOR text file again")
+    if head[:len(ZIP_MAGIC)] != ZIP_MAGIC:  # a text file or anything else named .npz: say what it is not, never "load it unsafely"
+        raise CacheFormatError(f"{path}: not a RankingData cache (an .npz cache is a zip archive; this file starts "
+                               f"with {head!r}: if it is a LETOR text file, give it a name that does not end in .npz)")
     try:
         archive = np.load(path, allow_pickle=False)
-    except (ValueError, zipfile.BadZipFile) as exc:  # not an npz / holds pickled objects
-        raise CacheFormatError(f"{path}: not a RankingData cache ({exc})") from exc
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:  # cut short / holds pickled objects
+        raise CacheFormatError(f"{path}: not a RankingData cache, or one cut short ({exc})") from exc
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise CacheFormatError(f"{path}: not a RankingData cache (a single array, not an npz archive)")
     try:
@@ -113,7 +120,7 @@ def load_cache(path: str | os.PathLike) -> RankingData:
             arrays, qids, source = _read_members(path, archive)
     except CacheFormatError:
         raise
-    except (ValueError, zipfile.BadZipFile) as exc:  # e.g. a pickled member
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:  # e.g. a pickled or cut-short member
         raise CacheFormatError(f"{path}: unreadable cache member ({exc})") from exc
     X = arrays["X"]
     if X.ndim != 2:

@@ -142,13 +142,34 @@ class _Yaml12Loader(_DuplicateKeyLoader):
 _Yaml12Loader.add_implicit_resolver(FLOAT_TAG, re.compile(f"^(?:{YAML12_FLOAT.pattern})$"), list("-+0123456789."))
 
 
+#: plain scalars that YAML 1.1 (PyYAML, Snakemake) reads as numbers other than YAML 1.2 does: a leading-zero
+#: octal (``010``: 8 against 10), base 60 (``1:30``: 90 against the string '1:30', also with a fraction) and
+#: binary (``0b1000``: 8 against a string)
+YAML11_ONLY_NUMBER = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?)")
+
+
+def _yaml11_numbers(node, where: list[str], found: list) -> None:
+    """(key path, line, text) of every plain scalar under ``node`` that YAML 1.1 and 1.2 read as different values."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _yaml11_numbers(value, where + [str(key.value)], found)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _yaml11_numbers(item, where + [f"[{i}]"], found)
+    elif isinstance(node, yaml.ScalarNode) and node.style is None and YAML11_ONLY_NUMBER.fullmatch(node.value):
+        if _yaml12_reading(node.value) != repr(yaml.safe_load(node.value)):  # 07 is 7 either way
+            found.append((".".join(where).replace(".[", "["), node.start_mark.line + 1, node.value))
+
+
 def config_file_problems(path) -> list[str]:
-    """YAML errors (with file and line) and duplicate keys in one config file."""
+    """YAML errors (with file and line), duplicate keys, and numbers that YAML 1.1 (Snakemake's reader) and YAML 1.2
+    read differently (``010``, ``1:30``, ``0b1000``) in one config file."""
     try:
         with open(path, encoding="utf-8") as handle:
             loader = _DuplicateKeyLoader(handle)
             try:
-                data = loader.get_single_data()
+                node = loader.get_single_node()
+                data = loader.construct_document(node) if node is not None else None
             finally:
                 loader.dispose()
     except yaml.YAMLError as error:
@@ -161,8 +182,21 @@ def config_file_problems(path) -> list[str]:
         return [f"{path}: empty config file (no keys); give the config's keys, e.g. copy config/demo.yaml"]
     if not isinstance(data, dict):
         return [f"{path}: a config file is a mapping of keys at the top level, not a {type(data).__name__}"]
+    ambiguous = []
+    _yaml11_numbers(node, [], ambiguous)
     return [f"{path}, line {line}: key {key!r} is given twice in the same mapping (YAML would silently keep the "
-            "last one)" for key, line in sorted(loader.duplicates, key=lambda item: item[1])]
+            "last one)" for key, line in sorted(loader.duplicates, key=lambda item: item[1])] + [
+        f"{path}, line {line}: {key}: {text} is read as {yaml.safe_load(text)!r} by YAML 1.1 (Snakemake's reader) but "
+        f"as {_yaml12_reading(text)} by YAML 1.2; write the number plainly (no leading zero, no ':' or '0b'), or "
+        "quote it if it is text" for key, line, text in ambiguous]
+
+
+def _yaml12_reading(text: str) -> str:
+    """What YAML 1.2's core schema reads a YAML-1.1-only number as."""
+    digits = text.replace("_", "")
+    if re.fullmatch(r"[-+]?[0-9]+", digits) and "_" not in text:
+        return repr(int(digits, 10))
+    return f"the string {text!r}"
 
 
 def _yaml12_view(path):
