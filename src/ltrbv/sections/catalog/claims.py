@@ -11,8 +11,9 @@ every tested claim of the page as one family (:func:`judge_claims`).  How each c
 * ``trend`` on a metric (sweep): the per-query change along the swept values, in the claimed direction.
 * ``differ`` (scores): the two-sample Kolmogorov-Smirnov test of the entry's table.
 * Not tests, outside the family: timings (``faster``; ``trend`` of ``seconds_per_tree``; ``greater`` of
-  ``fit_seconds``), measured on cores shared with other jobs; a forest's tree structure from the runs'
-  means (``greater``); a grid's best-of-k curve and best combination (``overfits``, ``best_below``).
+  ``fit_seconds``), the median CPU seconds of a dedicated timing job's fits (``timing.py``); a forest's tree
+  structure from the runs' means (``greater``); a grid's best-of-k curve and best combination (``overfits``,
+  ``best_below``).
 """
 
 from __future__ import annotations

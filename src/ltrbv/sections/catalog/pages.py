@@ -104,8 +104,9 @@ def catalog_markdown(rows: pd.DataFrame, dataset: str, policy: engine.Policy, fa
         "**inconclusive**: not significant, and the minimum detectable effect (MDE, at "
         f"{policy.power:.0%} power) is larger than the paper's own effect or the margin; **not reproduced**: "
         "not significant, with the power to see the paper's effect (or no paper effect to compare: see the MDE). "
-        f"{engine.family_statement(family, policy)} Timings (cores shared with other jobs) and descriptive "
-        "claims are not tests, are outside the family, and say whether they hold. When the paper's data is "
+        f"{engine.family_statement(family, policy)} Timings (the median CPU seconds of fits by a timing job that "
+        "no other job runs beside; the load is recorded) and descriptive claims are not tests, are outside the "
+        "family, and say whether they hold. When the paper's data is "
         "another data set the verdict says so. *see its target*: reproduced by another section, whose own page "
         "states the claim and the measured number. *not run here*: why. CPU seconds: the benchmarked "
         "training and table jobs behind the entry (a job shared by entries counts in each).\n\n",
