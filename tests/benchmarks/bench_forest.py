@@ -988,6 +988,10 @@ def print_summary(results: dict) -> None:
     print("\n" + line + "\n" + "-" * len(line))
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    cpu = cpu_description()
+    wide = [f for f in cpu["simd"] if f.startswith(("AVX", "FMA"))]
+    print(f"CPU: {cpu['model']}; SIMD (numpy): {' '.join(wide) or 'no AVX'}"
+          f"{'; disabled: ' + cpu['npy_disabled'] if cpu['npy_disabled'] else ''}; numba compiles for {cpu['numba_cpu']}")
     for key, value in results.items():
         print(f"[{key}] load average before {value['load_before']} after {value['load_after']}, "
               f"took {value['duration_s']:.0f}s{' (quick)' if value['quick'] else ''}")
@@ -996,6 +1000,26 @@ def print_summary(results: dict) -> None:
 # -- main --------------------------------------------------------------------------------------------
 
 BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5, "6": bench6, "7": bench7}
+
+
+def cpu_description() -> dict:
+    """The CPU the ratios were measured on: its model, the SIMD features numpy finds on it (which of its dispatched
+    paths run, e.g. AVX2 against AVX-512), and the CPU numba compiles the kernels for."""
+    import numba
+
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_features__
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as handle:
+            model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return {"model": model or platform.processor(), "simd": [name for name, on in __cpu_features__.items() if on],
+            "numba_cpu": os.environ.get("NUMBA_CPU_NAME") or numba.config.CPU_NAME or "host",
+            "npy_disabled": os.environ.get("NPY_DISABLE_CPU_FEATURES", "")}
 
 
 def meta() -> dict:
@@ -1010,7 +1034,7 @@ def meta() -> dict:
 
     return {
         "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-        "sklearn": sklearn.__version__, "cpus": os.cpu_count(), "machine": platform.machine(),
+        "sklearn": sklearn.__version__, "cpus": os.cpu_count(), "machine": platform.machine(), "cpu": cpu_description(),
         "git_commit": git("rev-parse", "HEAD"),
         "forest_sources_modified": git("status", "--porcelain", "src/ltrbv/forest") or "",
     }
