@@ -219,3 +219,33 @@ def test_read_only_install_falls_back_to_a_private_cache_with_a_warning(tmp_path
     finally:
         for path in [read_only, *read_only.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)  # let pytest remove it
+
+
+_START_UP = r"""
+import sys
+import numpy as np
+from ltrbv.data.ranking_data import RankingData
+from ltrbv.forest import RankingForest
+
+X = np.random.default_rng(0).random((20, 3)).astype(np.float32)
+data = RankingData(X=X, labels=np.array([0, 1] * 10, dtype=np.int8), query_offsets=np.array([0, 10, 20]),
+                   qids=np.array(["1", "2"]), line_numbers=np.arange(1, 21), source="tiny")
+RankingForest(n_estimators=2, random_state=0).fit(data)
+print("scipy.linalg" in sys.modules)
+
+import numba
+a = np.random.default_rng(1).random((4, 5))
+b = np.random.default_rng(2).random((5, 3))
+product = numba.njit(lambda x, y: np.dot(x, y))(a, b)  # a kernel that calls BLAS still gets it
+print(np.allclose(product, a @ b, rtol=1e-12, atol=0))
+"""
+
+
+def test_a_forest_job_does_not_import_scipy_linalg_and_blas_still_works(tmp_path):
+    """numba's CPU target checks for a BLAS by importing scipy.linalg (0.2-0.3 CPU-s of every job's start-up);
+    ltrbv.numba_cache finds scipy instead.  A fit loads the kernels without scipy.linalg, and a kernel that calls
+    np.dot (BLAS) still compiles and gives numpy's product."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    result = subprocess.run([sys.executable, "-c", _START_UP], capture_output=True, text=True, env=env, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["False", "True"], result.stdout

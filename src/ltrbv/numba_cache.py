@@ -36,6 +36,39 @@ from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 
 PACKAGE = Path(__file__).resolve().parent
+
+
+# -- start-up: numba's BLAS check without importing scipy.linalg ---------------------------------------------------
+
+def _blas_available() -> None:
+    """numba's ``ensure_blas`` without the import: scipy present means its BLAS is (numba's C helpers import
+    ``scipy.linalg.cython_blas`` themselves when a kernel calls BLAS, as before)."""
+    import importlib.util
+
+    if importlib.util.find_spec("scipy") is None:
+        raise ImportError("scipy 0.16+ is required for linear algebra")
+
+
+def _lazy_blas_check() -> bool:
+    """When numba's CPU target initialises (on the first kernel a process loads) it checks that a BLAS exists by
+    importing ``scipy.linalg`` (``numba.np.old_arraymath._HAVE_BLAS``): 0.2-0.3 CPU-s in every job, for kernels
+    that never call BLAS.  Checked here by finding scipy instead; only before the target has initialised, and
+    only where numba still has that check (else nothing changes).  Returns whether the check was replaced."""
+    import sys
+
+    if "numba.np.old_arraymath" in sys.modules:
+        return False
+    try:
+        from numba.np import linalg
+    except ImportError:
+        return False
+    if not callable(getattr(linalg, "ensure_blas", None)):
+        return False
+    linalg.ensure_blas = _blas_available
+    return True
+
+
+_lazy_blas_check()
 FALLBACK_WARNING = ("ltrbv: numba cannot cache compiled kernels beside the package ({package}) or in the user's "
                     "cache folder; caching them in {folder} instead.  Set NUMBA_CACHE_DIR to a writable folder "
                     "to keep them elsewhere.")
