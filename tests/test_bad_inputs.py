@@ -302,6 +302,10 @@ CLI_CASES = [
                                                           str(data.parent / "o.run")]))],
     CliCase("check-config-yaml11-octal", lambda f, d: ["check-config", str(write(d, "c.yaml", "seed: 010\nrun: {}\n"))],
             r"c.yaml, line 1: seed: 010 is read as 8 by YAML 1.1"),
+    *[CliCase(f"{name}-metrics-empty", argv, r"--metrics: '(,)?' names no metric")
+      for name, argv in (("evaluate", lambda f, d: _ev(f["data"], f["scores"], "--metrics", "")),
+                         ("evaluate-comma", lambda f, d: _ev(f["data"], f["scores"], "--metrics", ",")),
+                         ("compare", lambda f, d: _compare_argv(f, d) + ["--metrics", ""]))],
     CliCase("text-named-npz", lambda f, d: _ev(write(d, "data.npz", f["data"].read_text()), f["scores"]),
             r"data.npz: not a RankingData cache \(an .npz cache is a zip archive; this file starts with b'[0-9] qid:"
             r"[0-9]+ .*': if it is a LETOR text file, give it a name that does not end in .npz\)"),

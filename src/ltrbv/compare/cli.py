@@ -97,7 +97,11 @@ def _compare(args: argparse.Namespace) -> int:
     convention = get_convention(args.convention)
     resolve_ties(convention, args.ties)
     try:
-        metrics = canonical_metrics(args.metrics or default_metrics(convention), convention)
+        if args.metrics is not None and not args.metrics.replace(",", "").strip():
+            raise ValueError(f"{args.metrics!r} names no metric (leave --metrics out for the convention's "
+                             "defaults)")
+        metrics = canonical_metrics(args.metrics if args.metrics is not None else default_metrics(convention),
+                                    convention)
     except ValueError as error:
         raise ValueError(f"--metrics: {error}") from None
     if args.correction not in CORRECTIONS:  # argparse's choices already refuse it; kept for callers of _compare
