@@ -27,9 +27,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     convention = get_convention(args.convention)
     ties = resolve_ties(convention, args.ties)
     try:
-        if args.metrics is not None and not args.metrics.replace(",", "").strip():
-            raise ValueError(f"{args.metrics!r} names no metric (leave --metrics out for the convention's "
-                             "defaults)")
+        # "" is a given value (refused: it names no metric), not the default
         metrics = canonical_metrics(args.metrics if args.metrics is not None else default_metrics(convention),
                                     convention)
     except ValueError as error:

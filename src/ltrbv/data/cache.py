@@ -106,7 +106,7 @@ def load_cache(path: str | os.PathLike) -> RankingData:
         head = handle.read(16)  # the zip magic, and enough to show the reader what the file is
     if not head:
         raise CacheFormatError(f"{path}: not a RankingData cache (an empty file); parse the LETOR text file again")
-    if head[:len(ZIP_MAGIC)] != ZIP_MAGIC:  # a text file or anything else named .npz: say what it is not, never "load it unsafely"
+    if head[:len(ZIP_MAGIC)] != ZIP_MAGIC:  # a text file named .npz: say what it is not (never "load it unsafely")
         raise CacheFormatError(f"{path}: not a RankingData cache (an .npz cache is a zip archive; this file starts "
                                f"with {head!r}: if it is a LETOR text file, give it a name that does not end in .npz)")
     try:

@@ -297,11 +297,12 @@ def canonical_metrics(names, convention=None) -> list[str]:
     """:func:`canonical_metric` of each name of a list or a comma-separated string, duplicates dropped
     (trec_eval convention: ``"nDCG@10, ndcg_cut_10, map"`` -> ``["nDCG@10", "AP"]``).  A comma inside
     parentheses (``"AP(rel=2, judged_only=False)"``) does not split."""
+    given = names
     if isinstance(names, str):
         names = re.split(r",(?![^()]*\))", names)
     canonical = [canonical_metric(name, convention) for name in names if str(name).strip()]
     if not canonical:
-        raise ValueError("no metric given")
+        raise ValueError(f"{given!r} names no metric")
     return list(dict.fromkeys(canonical))
 
 
