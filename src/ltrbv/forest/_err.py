@@ -86,11 +86,26 @@ def prepare(train, labels: np.ndarray, n_tree_queries: int) -> ListwiseData:
     codes = np.where(labels > 0, float(base) ** (np.maximum(labels, 1) - 1), 0.0).astype(np.float64)
     doc_query = np.ascontiguousarray(train.query_index, dtype=np.int64)
     relevant = np.bincount(doc_query, weights=(labels > 0).astype(np.float64), minlength=train.n_queries) > 0
+    table = np.concatenate([stop, inverse, pass_power.ravel()])  # read through _inverse_at and _pass_power_at
     return listwise_data(codes, doc_query, train.query_offsets, relevant.astype(np.float64), n_tree_queries,
-                         stop=stop, inverse=inverse, pass_power=pass_power, base=base, n_grades=n_grades)
+                         table=table, base=base, n_grades=n_grades)
 
 
 # -- one tie group's value ------------------------------------------------------------------------------
+# ``table`` (``prepare``) holds stop[0..g], then 1 / i for i = 0..base, then (1 - R_l)^k row by row (l = 0..g,
+# k = 0..base-1): one array, so that a hook call passes one array for all three.
+
+
+@njit(cache=True, inline="always")
+def _inverse_at(n_grades):
+    """Where 1 / i starts in ``table``."""
+    return n_grades + 1
+
+
+@njit(cache=True, inline="always")
+def _pass_power_at(base, n_grades, grade):
+    """Where (1 - R_grade)^k starts in ``table``."""
+    return n_grades + 1 + base + 1 + grade * base
 
 
 @njit(cache=True, inline="always")
@@ -113,48 +128,49 @@ def _unpack(code, count, base, n_grades, hist):
 
 
 @njit(cache=True, inline="always")
-def _pass_probability(hist, n_grades, pass_power):
+def _pass_probability(hist, base, n_grades, table):
     """prod over the block's documents of 1 - R."""
     p = 1.0
     for grade in range(1, n_grades + 1):
-        p *= pass_power[grade, hist[grade]]
+        p *= table[_pass_power_at(base, n_grades, grade) + hist[grade]]
     return p
 
 
 @njit(cache=True, inline="always")
-def _stop_chances(hist, n_grades, stop, chances, inverse):
+def _stop_chances(hist, n_grades, table, chances):
     """chances[k] (k = 0..r) = mean over the k-subsets of the block's r relevant documents of prod (1 - R).
 
     The convex recurrence M_i[k] = ((i - k) M_{i-1}[k] + k x_i M_{i-1}[k-1]) / i (stable, as in
     ``ltrbv.metrics.ranking``).  Returns r.
     """
+    inv = _inverse_at(n_grades)
     chances[0] = 1.0
     i = 0
     for grade in range(1, n_grades + 1):
-        x = 1.0 - stop[grade]
+        x = 1.0 - table[grade]
         for _ in range(hist[grade]):
             i += 1
             chances[i] = 0.0
-            inv_i = inverse[i]
+            inv_i = table[inv + i]
             for k in range(i, 0, -1):
                 chances[k] = ((i - k) * chances[k] + k * x * chances[k - 1]) * inv_i
     return i
 
 
 @njit(cache=True, inline="always")
-def _reciprocal_value(chances, r, t, above, inverse):
+def _reciprocal_value(chances, r, t, above, table, inv):
     """V(h, a) = sum_k (e_{k-1} - e_k) E[1 / (a + p_k)] for a block of t documents, r of them relevant.
 
     P(p_k = j) is proportional to C(j-1, k-1) C(t-j, r-k); the ratio recurrence starts at 1 for
     j = k and is normalised by its own sum (rescaled when large), so nothing under- or overflows.
-    ``inverse[i]`` = 1 / i: multiplications instead of divisions in the inner loops.
+    ``table[inv + i]`` = 1 / i: multiplications instead of divisions in the inner loops.
     """
     zeros = t - r
     total = 0.0
     for k in range(1, r + 1):
         chance = chances[k - 1] - chances[k]
         if zeros == 0:
-            total += chance * inverse[above + k]
+            total += chance * table[inv + above + k]
             continue
         weight = 1.0
         mass = 0.0
@@ -162,9 +178,9 @@ def _reciprocal_value(chances, r, t, above, inverse):
         for step in range(zeros + 1):
             j = k + step
             mass += weight
-            acc += weight * inverse[above + j]
+            acc += weight * table[inv + above + j]
             if step < zeros:
-                weight *= j * (zeros - step) * inverse[step + 1] * inverse[t - j]
+                weight *= j * (zeros - step) * table[inv + step + 1] * table[inv + t - j]
                 if weight > RESCALE:
                     weight /= RESCALE
                     mass /= RESCALE
@@ -174,16 +190,29 @@ def _reciprocal_value(chances, r, t, above, inverse):
 
 
 @njit(cache=True, inline="always")
-def _group_value(hist, n_grades, stop, inverse, chances, t, above):
+def _group_value(hist, n_grades, table, chances, t, above):
     """V(h, a) of one tie group of t documents (label histogram ``hist``) at ranks above+1 .. above+t."""
     if hist[0] == t:
         return 0.0
+    inv = _inverse_at(n_grades)
     if t == 1:
         for grade in range(1, n_grades + 1):
             if hist[grade] == 1:
-                return stop[grade] * inverse[above + 1]
-    r = _stop_chances(hist, n_grades, stop, chances, inverse)
-    return _reciprocal_value(chances, r, t, above, inverse)
+                return table[grade] * table[inv + above + 1]
+    r = _stop_chances(hist, n_grades, table, chances)
+    return _reciprocal_value(chances, r, t, above, table, inv)
+
+
+@njit(cache=True, inline="always")
+def _known_chances(hist, n_grades, table, chances, t):
+    """The block's r, with chances[0..r] its e_k: ``block_value`` of this block (same ``hist``, same ``chances``)
+    has just computed them unless it needed none (no relevant document, or a single document)."""
+    if t == 1:
+        return _stop_chances(hist, n_grades, table, chances)
+    r = 0
+    for grade in range(1, n_grades + 1):
+        r += hist[grade]
+    return r
 
 
 # -- the split search's hooks (``_listwise.listwise_search``) -----------------------------------------
@@ -194,29 +223,31 @@ def _group_value(hist, n_grades, stop, inverse, chances, t, above):
 
 
 @njit(cache=True)
-def reach(code, cd, stop, inverse, pass_power, base, n_grades, hist, gain, count):
+def reach(code, table, base, n_grades, hist, gain, count):
     """The probability of passing a block of ``count`` documents with summed code ``gain``: prod (1 - R)."""
     _unpack(gain, count, base, n_grades, hist)
-    return _pass_probability(hist, n_grades, pass_power)
+    return _pass_probability(hist, base, n_grades, table)
 
 
 @njit(cache=True)
-def block_value(code, cd, stop, inverse, pass_power, base, n_grades, hist, chances, gain, count, above, reach):
+def block_value(code, table, base, n_grades, hist, chances, gain, count, above, reach):
     """P * V(h, a) of a block of ``count`` documents with summed code ``gain`` at ranks above+1 .., reached with
     probability P = ``reach``."""
     _unpack(gain, count, base, n_grades, hist)
-    return reach * _group_value(hist, n_grades, stop, inverse, chances, count, above)
+    return reach * _group_value(hist, n_grades, table, chances, count, above)
 
 
 @njit(cache=True)
-def swapped_value(code, cd, stop, inverse, pass_power, base, n_grades, hist_top, hist_bottom, chances_top,
-                  chances_bottom, gain_top, n_top, gain_bottom, n_bottom, above):
+def swapped_value(code, table, base, n_grades, hist_top, hist_bottom, chances_top, chances_bottom, gain_top, n_top,
+                  gain_bottom, n_bottom, above):
     """The two blocks of a query in a gap of its levels with their order swapped, the bottom one first at
-    ranks above+1 ..: V(bottom, a) + P(bottom) V(top, a + n_bottom), at reach 1."""
+    ranks above+1 ..: V(bottom, a) + P(bottom) V(top, a + n_bottom), at reach 1.  The blocks' e_k tables are
+    those their ``block_value`` calls just left in ``chances_top`` / ``chances_bottom`` (the search's contract)."""
     _unpack(gain_top, n_top, base, n_grades, hist_top)
     _unpack(gain_bottom, n_bottom, base, n_grades, hist_bottom)
-    r_top = _stop_chances(hist_top, n_grades, stop, chances_top, inverse)
-    r_bottom = _stop_chances(hist_bottom, n_grades, stop, chances_bottom, inverse)
-    return (_reciprocal_value(chances_bottom, r_bottom, n_bottom, above, inverse)
-            + _pass_probability(hist_bottom, n_grades, pass_power)
-            * _reciprocal_value(chances_top, r_top, n_top, above + n_bottom, inverse))
+    r_top = _known_chances(hist_top, n_grades, table, chances_top, n_top)
+    r_bottom = _known_chances(hist_bottom, n_grades, table, chances_bottom, n_bottom)
+    inv = _inverse_at(n_grades)
+    return (_reciprocal_value(chances_bottom, r_bottom, n_bottom, above, table, inv)
+            + _pass_probability(hist_bottom, base, n_grades, table)
+            * _reciprocal_value(chances_top, r_top, n_top, above + n_bottom, table, inv))

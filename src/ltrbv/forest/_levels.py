@@ -35,10 +35,10 @@ ListwiseData = namedtuple("ListwiseData", [
     "shift_cap",  # prefix tables of shifted group values for up to this many documents moved above (-1: none)
     "tables",  # the criterion's own tables (``Tables``), which its hooks read
 ])
-# a criterion's tables, placeholders (length 1) for another criterion's
+# a criterion's tables, which its hooks read: one float64 array (one array argument, not four: ERR's hooks are calls)
 Tables = namedtuple("Tables", [
-    "cum_discount",  # NDCG: the cumulative discount table (eq. 12, 14, 15)
-    "stop", "inverse", "pass_power", "base", "n_grades",  # ERR: stop probabilities, 1 / i, (1 - R)^k, packing
+    "table",  # NDCG: the cumulative discount table (eq. 12, 14, 15); ERR: its stop, 1 / i and (1 - R)^k tables
+    "base", "n_grades",  # ERR: the label packing (1 and 0 for NDCG)
 ])
 
 # per-tree scratch space of the listwise split search
@@ -66,13 +66,10 @@ ListwiseWorkspace = namedtuple("ListwiseWorkspace", [
 
 
 def listwise_data(gains, doc_query, query_offsets, weight, n_tree_queries: int, shift_cap: int = -1,
-                  cum_discount=None, stop=None, inverse=None, pass_power=None, base: int = 1,
-                  n_grades: int = 0) -> ListwiseData:
-    """A criterion's ``ListwiseData`` (its ``prepare``), with placeholders for the tables it does not use."""
-    unused = np.zeros(1)
-    tables = Tables(unused if cum_discount is None else cum_discount, unused if stop is None else stop,
-                    unused if inverse is None else inverse, np.zeros((1, 1)) if pass_power is None else pass_power,
-                    int(base), int(n_grades))
+                  table=None, base: int = 1, n_grades: int = 0) -> ListwiseData:
+    """A criterion's ``ListwiseData`` (its ``prepare``); ``table`` its hooks' tables (a placeholder if none)."""
+    tables = Tables(np.zeros(1) if table is None else np.ascontiguousarray(table, dtype=np.float64), int(base),
+                    int(n_grades))
     return ListwiseData(
         np.ascontiguousarray(gains, dtype=np.float64), np.ascontiguousarray(doc_query, dtype=np.int64),
         np.ascontiguousarray(query_offsets, dtype=np.int64), np.ascontiguousarray(weight, dtype=np.float64),

@@ -63,13 +63,15 @@ def listwise_search(value_of, reach_of, swapped_of):
     """The split search compiled with one criterion's hooks, ``@njit`` functions of the criterion module.
 
     Every hook takes first the criterion's code and its tables (``ListwiseData.tables`` unpacked:
-    ``cd, stop, inverse, pass_power, base, n_grades``), written ``T`` here:
+    ``table, base, n_grades``), written ``T`` here:
 
     * ``value_of(code, T, hist, chances, gain, count, above, reach)``: a block of ``count`` documents
       (summed document value ``gain``) at ranks above+1 .. above+count, reached with probability ``reach``;
     * ``reach_of(code, T, hist, gain, count)``: the factor that block multiplies the reach below it by;
     * ``swapped_of(code, T, hist_top, hist_bottom, chances_top, chances_bottom, gain_top, n_top, gain_bottom,
-      n_bottom, above)``: two blocks at ranks above+1 .. with the bottom one first, at reach 1;
+      n_bottom, above)``: two blocks at ranks above+1 .. with the bottom one first, at reach 1; the search
+      calls it only right after ``value_of`` of the top block with ``(hist_top, chances_top)`` and of the
+      bottom block with ``(hist_bottom, chances_bottom)``, so it may reuse what those calls left there;
 
     ``hist`` and ``chances`` are the workspace's scratch for a block (one per role: the top block, the
     bottom block, other groups).  One source, compiled once per criterion module: a hook is a constant of
@@ -84,7 +86,7 @@ def listwise_search(value_of, reach_of, swapped_of):
         values before the split (the node's block merged in at s_D), the node block's own value (0 when it is
         tied with a group) and, ``data.shift_cap`` >= 0, prefix tables of the groups' values shifted down by
         x = 0..cap ranks.  Returns the shift tables."""
-        cd, stop, inverse, pass_power, base, n_grades = data.tables
+        table, base, n_grades = data.tables
         hist_d = ws.hist[0]
         hist = ws.hist[2]
         chances = ws.chances_top
@@ -99,21 +101,21 @@ def listwise_search(value_of, reach_of, swapped_of):
             g1 = ws.g_offsets[slot + 1]
             n_q = ws.slot_n[slot]
             gain_q = ws.slot_gain[slot]
-            reach_d = reach_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_d, gain_q, n_q)
+            reach_d = reach_of(code, table, base, n_grades, hist_d, gain_q, n_q)
             reach[g0 + slot] = 1.0
             before[g0 + slot] = 0.0
             for g in range(g0, g1):
                 p = reach[g + slot]
                 if ws.g_score[g] > s_node:
-                    v = value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist, chances, ws.g_gain[g],
+                    v = value_of(code, table, base, n_grades, hist, chances, ws.g_gain[g],
                                  ws.g_count[g], ws.g_above[g], p)
                 elif ws.g_score[g] == s_node:
-                    v = value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist, chances,
+                    v = value_of(code, table, base, n_grades, hist, chances,
                                  ws.g_gain[g] + gain_q, ws.g_count[g] + n_q, ws.g_above[g], p)
                 else:
-                    v = value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist, chances, ws.g_gain[g],
+                    v = value_of(code, table, base, n_grades, hist, chances, ws.g_gain[g],
                                  ws.g_count[g], ws.g_above[g] + n_q, p * reach_d)
-                reach[g + slot + 1] = p * reach_of(code, cd, stop, inverse, pass_power, base, n_grades, hist,
+                reach[g + slot + 1] = p * reach_of(code, table, base, n_grades, hist,
                                                    ws.g_gain[g], ws.g_count[g])
                 before[g + slot + 1] = before[g + slot] + v
             idx = ws.slot_idx_d[slot]
@@ -121,7 +123,7 @@ def listwise_search(value_of, reach_of, swapped_of):
                 ws.slot_d_value[slot] = 0.0
             else:
                 a_d = ws.g_above[idx] if idx < g1 else ws.slot_other[slot]
-                ws.slot_d_value[slot] = value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_d,
+                ws.slot_d_value[slot] = value_of(code, table, base, n_grades, hist_d,
                                                  chances, gain_q, n_q, a_d, reach[idx + slot])
             if data.shift_cap >= 0 and g1 > g0:
                 ws.ps_cap[slot] = min(n_q, data.shift_cap)
@@ -136,7 +138,7 @@ def listwise_search(value_of, reach_of, swapped_of):
                 shift_tables[row] = 0.0
                 for g in range(g0, g1):
                     shift_tables[row + g - g0 + 1] = shift_tables[row + g - g0] + value_of(
-                        code, cd, stop, inverse, pass_power, base, n_grades, hist, chances, ws.g_gain[g], ws.g_count[g],
+                        code, table, base, n_grades, hist, chances, ws.g_gain[g], ws.g_count[g],
                         ws.g_above[g] + x, reach[g + slot])
         return shift_tables
 
@@ -182,7 +184,7 @@ def listwise_search(value_of, reach_of, swapped_of):
         before_sums = ws.before_sums
         level_offsets = ws.level_offsets
         level_slots = ws.level_slots
-        cd, stop, inverse, pass_power, base, n_grades = data.tables
+        table, base, n_grades = data.tables
         hist_top = ws.hist[0]
         hist_bottom = ws.hist[1]
         hist_other = ws.hist[2]
@@ -319,30 +321,32 @@ def listwise_search(value_of, reach_of, swapped_of):
                     if n_top > 0:
                         first = first_not_above(g_score, g0, g1, s_top)
                         a_top = g_above[first] if first < g1 else slot_other[slot]
-                        reach_top = reach_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_top, gain_top,
-                                             n_top)
                         if first < g1 and g_score[first] == s_top:
-                            after += value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_other,
+                            after += value_of(code, table, base, n_grades, hist_other,
                                               chances_top, g_gain[first] + gain_top, g_count[first] + n_top, a_top,
                                               reach[first + slot])
                             inner = first + 1
                             gap = False
                         else:
-                            after += value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_top,
+                            after += value_of(code, table, base, n_grades, hist_top,
                                               chances_top, gain_top, n_top, a_top, reach[first + slot])
                             inner = first
+                    if n_top > 0 and (n_bottom > 0 or idx_d + (1 if slot_tie_d[slot] else 0) > inner):
+                        # the top block's reach scales what lies below it (skipped when nothing does)
+                        reach_top = reach_of(code, table, base, n_grades, hist_top, gain_top,
+                                             n_top)
                     if n_bottom > 0:
                         inner_end = first_not_above(g_score, inner, g1, s_bottom)
                         a_bottom = (g_above[inner_end] if inner_end < g1 else slot_other[slot]) + n_top
                         reach_bottom = reach[inner_end + slot] * reach_top
                         if inner_end < g1 and g_score[inner_end] == s_bottom:
-                            after += value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_other,
+                            after += value_of(code, table, base, n_grades, hist_other,
                                               chances_bottom, g_gain[inner_end] + gain_bottom,
                                               g_count[inner_end] + n_bottom, a_bottom, reach_bottom)
                             last = inner_end + 1
                             gap = False
                         else:
-                            after += value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_bottom,
+                            after += value_of(code, table, base, n_grades, hist_bottom,
                                               chances_bottom, gain_bottom, n_bottom, a_bottom, reach_bottom)
                             last = inner_end
                     else:
@@ -354,7 +358,7 @@ def listwise_search(value_of, reach_of, swapped_of):
                             after += reach_top * (shift_tables[row + inner_end] - shift_tables[row + inner])
                         else:
                             for g in range(inner, inner_end):
-                                after += value_of(code, cd, stop, inverse, pass_power, base, n_grades, hist_other,
+                                after += value_of(code, table, base, n_grades, hist_other,
                                                   chances_top, g_gain[g], g_count[g], g_above[g] + n_top,
                                                   reach[g + slot] * reach_top)
                     before = before_sums[last + slot] - before_sums[first + slot] + slot_d_value[slot]
@@ -366,7 +370,7 @@ def listwise_search(value_of, reach_of, swapped_of):
                     if gap and inner_end == inner:
                         a = g_above[first] if first < g1 else slot_other[slot]
                         opposite = reach[first + slot] * swapped_of(
-                            code, cd, stop, inverse, pass_power, base, n_grades, hist_top, hist_bottom, chances_top,
+                            code, table, base, n_grades, hist_top, hist_bottom, chances_top,
                             chances_bottom, gain_top, n_top, gain_bottom, n_bottom, a) - before
                     if new_order > 0:
                         above, below = weight * change, weight * opposite

@@ -79,7 +79,7 @@ def prepare(train, labels: np.ndarray, n_tree_queries: int, discount: str = "log
     ideal = ideal_dcg(gains, train.query_offsets, cum_discount)
     inverse_ideal = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)
     return listwise_data(gains, train.query_index, train.query_offsets, inverse_ideal, n_tree_queries,
-                         shift_cap=SHIFT_CAP, cum_discount=cum_discount)
+                         shift_cap=SHIFT_CAP, table=cum_discount)
 
 
 @njit(cache=True, inline="always")
@@ -101,21 +101,21 @@ def value(gain, above, size, cd, printed):
 
 
 @njit(cache=True, inline="always")
-def reach(code, cd, stop, inverse, pass_power, base, n_grades, hist, gain, count):
+def reach(code, cd, base, n_grades, hist, gain, count):
     """A group's NDCG value does not depend on the documents above it beyond their number: reach 1."""
     return 1.0
 
 
 @njit(cache=True, inline="always")
-def block_value(code, cd, stop, inverse, pass_power, base, n_grades, hist, chances, gain, count, above, reach):
+def block_value(code, cd, base, n_grades, hist, chances, gain, count, above, reach):
     """val(G, a, t) of a block of ``count`` documents with summed gain ``gain`` at ranks above+1 .. above+count,
     as Algorithm 4 prints it for ``code`` NDCG_PRINTED."""
     return value(gain, above, count, cd, code == NDCG_PRINTED)
 
 
 @njit(cache=True, inline="always")
-def swapped_value(code, cd, stop, inverse, pass_power, base, n_grades, hist_top, hist_bottom, chances_top,
-                  chances_bottom, gain_top, n_top, gain_bottom, n_bottom, above):
+def swapped_value(code, cd, base, n_grades, hist_top, hist_bottom, chances_top, chances_bottom, gain_top, n_top,
+                  gain_bottom, n_bottom, above):
     """The two blocks of a query in a gap of its levels with their order swapped, the bottom one first at ranks
     above+1 ..: val(bottom, a) + val(top, a + n_bottom)."""
     printed = code == NDCG_PRINTED
