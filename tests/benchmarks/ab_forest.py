@@ -7,8 +7,10 @@ Each checkout is a folder with ``src/ltrbv`` (a ``git worktree`` of the revision
 one child process per checkout in turn (the order alternates the checkouts, so drifting load hits all alike),
 and each child fits single trees with the same random states (``round * 100 + i``), timing the compiled
 ``build_tree`` call by its process CPU time.  A tree of one checkout is compared with the same tree of the
-first checkout: the paired ratio's median and quartiles, and the ratio of the summed times, are printed
-(these machines are noisy: read the paired median and the sum ratio, and the load printed beside them).
+first checkout: the paired ratio's median and quartiles, its geometric mean with a 95% t-interval over the
+trees (of the log ratios), and the ratio of the summed times are printed (these machines are noisy: read the
+interval, and the load printed beside it).  ``--json FILE`` keeps every tree's seconds; several files
+(``--pool A.json B.json ...``, no checkouts) are pooled tree by tree and summarised the same way.
 The first fit of every child loads (or compiles) the kernels and is not timed.
 
 Data: MQ2008 Fold1's training set (``--mq2008``, default ``../shared/data/MQ2008/Fold1``) or the MSLR-shaped
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -63,9 +66,37 @@ print(json.dumps(seconds))
 """
 
 
+def summarise(times: dict[str, list[float]]) -> None:
+    """Print each checkout's per-tree times against the first's (paired by position)."""
+    from scipy import stats
+
+    base = times[next(iter(times))]
+    for folder, seconds in times.items():
+        ratios = sorted(t / b for t, b in zip(seconds, base))
+        quartile = len(ratios) // 4
+        logs = [math.log(r) for r in ratios]
+        mean = statistics.fmean(logs)
+        half = (stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+                if len(logs) > 1 else float("nan"))
+        print(f"{folder:40s} median {statistics.median(seconds):.3f} s/tree; paired ratio median "
+              f"{statistics.median(ratios):.3f} (quartiles {ratios[quartile]:.3f}, {ratios[-quartile - 1]:.3f}); "
+              f"geometric mean {math.exp(mean):.3f} [{math.exp(mean - half):.3f}, {math.exp(mean + half):.3f}]; "
+              f"sum ratio {sum(seconds) / sum(base):.3f}")
+
+
+def pool(paths: list[Path]) -> dict[str, list[float]]:
+    """The per-tree times of several ``--json`` files, concatenated per checkout (the same checkouts in each)."""
+    runs = [json.loads(path.read_text()) for path in paths]
+    names = list(runs[0]["times"])
+    for path, run in zip(paths, runs):
+        if list(run["times"]) != names:
+            raise SystemExit(f"{path}: checkouts {list(run['times'])} differ from {paths[0]}'s {names}")
+    return {name: [t for run in runs for t in run["times"][name]] for name in names}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("checkouts", nargs="+", type=Path, help="folders holding src/ltrbv; the first is the base")
+    parser.add_argument("checkouts", nargs="*", type=Path, help="folders holding src/ltrbv; the first is the base")
     parser.add_argument("--data", choices=("mq2008", "mslr"), default="mq2008")
     parser.add_argument("--objective", default="err", help="listwise_objective (default err)")
     parser.add_argument("--splitting", default="list")
@@ -74,12 +105,24 @@ def main(argv=None) -> int:
     parser.add_argument("--trees", type=int, default=8, help="trees per child")
     parser.add_argument("--mq2008", type=Path, default=REPO.parent / "shared" / "data" / "MQ2008" / "Fold1")
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp") / "ltrbv-bench-forest")
+    parser.add_argument("--json", type=Path, help="write every tree's seconds (and the loads) here")
+    parser.add_argument("--pool", type=Path, nargs="+", help="summarise these --json files together; run nothing")
     args = parser.parse_args(argv)
+    if args.pool:
+        if args.checkouts:
+            parser.error("--pool summarises earlier runs: give no checkouts")
+        times = pool(args.pool)
+        print(f"{len(args.pool)} runs pooled: {len(times[next(iter(times))])} trees per checkout")
+        summarise(times)
+        return 0
+    if not args.checkouts:
+        parser.error("give the checkouts to compare (or --pool)")
     for folder in args.checkouts:
         if not (folder / "src" / "ltrbv").is_dir():
             parser.error(f"{folder}: no src/ltrbv here (give a checkout of the repository)")
     subsample = args.subsample or (0.63 if args.data == "mq2008" else 0.01)
     times = {str(folder): [] for folder in args.checkouts}
+    loads = []
     for round_ in range(args.rounds):
         order = args.checkouts if round_ % 2 == 0 else list(reversed(args.checkouts))
         for folder in order:
@@ -90,15 +133,14 @@ def main(argv=None) -> int:
             out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(task)], env=env, capture_output=True,
                                  text=True, check=True)
             times[str(folder)].extend(json.loads(out.stdout.strip().splitlines()[-1]))
-            print(f"round {round_ + 1} {folder}: load {os.getloadavg()[0]:.1f}", flush=True)
+            loads.append(os.getloadavg()[0])
+            print(f"round {round_ + 1} {folder}: load {loads[-1]:.1f}", flush=True)
     base = times[str(args.checkouts[0])]
     print(f"\n{args.splitting} ({args.objective}) on {args.data} at {subsample}: {len(base)} trees per checkout")
-    for folder, seconds in times.items():
-        ratios = sorted(t / b for t, b in zip(seconds, base))
-        quartile = len(ratios) // 4
-        print(f"{folder:40s} median {statistics.median(seconds):.3f} s/tree; paired ratio median "
-              f"{statistics.median(ratios):.3f} (quartiles {ratios[quartile]:.3f}, {ratios[-quartile - 1]:.3f}); "
-              f"sum ratio {sum(seconds) / sum(base):.3f}")
+    summarise(times)
+    if args.json:
+        args.json.write_text(json.dumps({"task": {**task, "seeds": None, "rounds": args.rounds}, "loads": loads,
+                                         "times": times}))
     return 0
 
 
