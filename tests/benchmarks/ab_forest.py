@@ -86,7 +86,14 @@ def summarise(times: dict[str, list[float]]) -> None:
 
 def pool(paths: list[Path]) -> dict[str, list[float]]:
     """The per-tree times of several ``--json`` files, concatenated per checkout (the same checkouts in each)."""
-    runs = [json.loads(path.read_text()) for path in paths]
+    runs = []
+    for path in paths:
+        try:
+            runs.append(json.loads(path.read_text()))
+            if not isinstance(runs[-1].get("times"), dict) or not runs[-1]["times"]:
+                raise ValueError("no per-checkout times")
+        except (OSError, ValueError, AttributeError) as error:
+            raise SystemExit(f"{path}: not a file written by ab_forest.py --json ({error})")
     names = list(runs[0]["times"])
     for path, run in zip(paths, runs):
         if list(run["times"]) != names:
@@ -117,6 +124,10 @@ def main(argv=None) -> int:
         return 0
     if not args.checkouts:
         parser.error("give the checkouts to compare (or --pool)")
+    if args.rounds < 1 or args.trees < 1:
+        parser.error("--rounds and --trees must be at least 1")
+    if args.subsample is not None and not 0.0 < args.subsample <= 1.0:
+        parser.error("--subsample must be in (0, 1]")
     for folder in args.checkouts:
         if not (folder / "src" / "ltrbv").is_dir():
             parser.error(f"{folder}: no src/ltrbv here (give a checkout of the repository)")
