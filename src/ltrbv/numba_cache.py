@@ -222,10 +222,33 @@ class _FamilyCacheImpl(caching.CompileResultCacheImpl):
     _locator_classes = [_UserProvidedLocator, _InTreeLocator, _UserWideLocator, _TempFolderLocator]
 
 
+class _IndexFile(caching.IndexDataCacheFile):
+    """numba's index file, read as stale when it cannot be unpickled.
+
+    numba unpickles an index before comparing its stamp, and the index lists each compiled signature with
+    its argument types: an index written by an older ltrbv whose types lived in another module (a moved
+    class) raised AttributeError in every process that loaded the kernel, until someone deleted the cache.
+    An index that does not load is an obsolete one: the kernel is compiled again and the index rewritten."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except OSError:  # a file that cannot be read is not stale: numba's error
+            raise
+        except Exception:  # noqa: BLE001 -- any unpickling failure (a missing module or class, a truncated file)
+            return {}
+
+
 class FamilyFunctionCache(caching.FunctionCache):
-    """numba's function cache, stamped with the family's sources (:func:`source_stamp`)."""
+    """numba's function cache, stamped with the family's sources (:func:`source_stamp`); an index that cannot
+    be read counts as stale (:class:`_IndexFile`)."""
 
     _impl_class = _FamilyCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _IndexFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
+                                      source_stamp=self._cache_file._source_stamp)
 
 
 def _cache_for(dispatcher):
