@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import math
 import statistics
 import subprocess
 import sys
@@ -76,9 +76,12 @@ with open(sys.argv[1], "w") as f:
 
 def positive(kind):
     def parse(text):
-        value = kind(text)
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (value > 0 and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
         return value
     return parse
 
@@ -117,7 +120,12 @@ def main(argv: list[str] | None = None) -> None:
                              "long-timespan=--max-jobs-per-timespan=10000/60s)")
     parser.add_argument("--json", help="write every run here")
     options = parser.parse_args(argv)
-    settings = dict(options.setting or [("default", []), ("long-timespan", ["--max-jobs-per-timespan=10000/60s"])])
+    given = options.setting or [("default", []), ("long-timespan", ["--max-jobs-per-timespan=10000/60s"])]
+    settings = dict(given)
+    if len(settings) != len(given):
+        parser.error("--setting: each NAME once")
+    if options.json and not Path(options.json).resolve().parent.is_dir():
+        parser.error(f"--json: no folder {Path(options.json).resolve().parent}")
     runs: dict[str, list[dict]] = {name: [] for name in settings}
     with tempfile.TemporaryDirectory(prefix="ltrbv-bench-scheduler-") as tmp:
         folder = Path(tmp)
