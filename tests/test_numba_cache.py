@@ -263,13 +263,13 @@ print(json.dumps({"order": order.tolist(), "hits": sum(kernel.stats.cache_hits.v
 """
 
 
-@pytest.mark.parametrize("stale", ["moved class", "truncated"])
+@pytest.mark.parametrize("stale", ["moved class", "truncated", "truncated data"])
 def test_an_index_left_by_an_older_version_is_stale_not_an_error(tmp_path, stale):
     """An index written by an older ltrbv can name argument types that have since moved to another module:
     numba unpickles it before comparing the stamp, so every process loading the kernel raised AttributeError
     ("Can't get attribute 'ListwiseData' on <module 'ltrbv.forest._listwise'>", seen after a pull).  Such an
-    index, or a truncated one, is read as stale: the kernel compiles again, the index is rewritten, the next
-    process loads it."""
+    index, or a truncated one, is read as stale (a truncated data file as absent): the kernel compiles again, its
+    files are rewritten, the next process loads them."""
     import pickle
 
     import numba
@@ -280,11 +280,16 @@ def test_an_index_left_by_an_older_version_is_stale_not_an_error(tmp_path, stale
     assert first["order"] == [0, 1, 2, 4, 3] and first["misses"] == 1, first
     index = Path(first["index"])
     assert index.is_file() and Path(first["folder"]).is_relative_to(cache)
-    if stale == "moved class":  # the stamp and an overload keyed on a class that ltrbv no longer has
-        body = b"(S'old stamp'\n(dcltrbv.metrics.ranking\nNoLongerHere\nS'x.1.nbc'\nst."
+    if stale == "truncated data":  # the index is fresh; the machine code it names is cut short
+        data = next(index.parent.glob(index.stem + ".*.nbc"))
+        body = data.read_bytes()[:40]
+        data.write_bytes(body)
     else:
-        body = index.read_bytes()[len(pickle.dumps(numba.__version__)):][:20]
-    index.write_bytes(pickle.dumps(numba.__version__) + body)
+        if stale == "moved class":  # the stamp and an overload keyed on a class that ltrbv no longer has
+            body = b"(S'old stamp'\n(dcltrbv.metrics.ranking\nNoLongerHere\nS'x.1.nbc'\nst."
+        else:
+            body = index.read_bytes()[len(pickle.dumps(numba.__version__)):][:20]
+        index.write_bytes(pickle.dumps(numba.__version__) + body)
     with pytest.raises((AttributeError, pickle.UnpicklingError)):  # numba's own reading fails on it
         pickle.loads(body)
     done = run(STALE_CHILD, src, NUMBA_CACHE_DIR=str(cache))

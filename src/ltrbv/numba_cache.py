@@ -223,7 +223,7 @@ class _FamilyCacheImpl(caching.CompileResultCacheImpl):
 
 
 class _IndexFile(caching.IndexDataCacheFile):
-    """numba's index file, read as stale when it cannot be unpickled.
+    """numba's index file, read as stale when it cannot be unpickled (and its data files, as absent).
 
     numba unpickles an index before comparing its stamp, and the index lists each compiled signature with
     its argument types: an index written by an older ltrbv whose types lived in another module (a moved
@@ -237,6 +237,15 @@ class _IndexFile(caching.IndexDataCacheFile):
             raise
         except Exception:  # noqa: BLE001 -- any unpickling failure (a missing module or class, a truncated file)
             return {}
+
+    def _load_data(self, name):
+        """A data file that does not unpickle is read as absent (compiled again and overwritten), as the index."""
+        try:
+            return super()._load_data(name)
+        except OSError:
+            raise
+        except Exception:  # noqa: BLE001
+            return None
 
 
 class FamilyFunctionCache(caching.FunctionCache):
