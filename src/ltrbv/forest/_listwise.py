@@ -53,7 +53,7 @@ from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba
 from . import _err, _ndcg
 from ._criteria import ERR, NDCG, NDCG_PRINTED
 from ._levels import first_not_above, level_class, level_index, node_groups
-from ._splitter import key_value, midpoint_threshold, next_feature, sort_keys, start_node
+from ._splitter import counting_sort_keys, key_value, midpoint_threshold, next_feature, sort_keys, start_node
 
 POSITION_BITS = 24  # nodes of up to 16.7M documents
 MIN_CHANGE = 1e-10  # a split must raise the summed objective by more than rounding noise
@@ -203,7 +203,10 @@ def listwise_search(value_of, reach_of, swapped_of):
             feature = next_feature(Xt, samples, start, end, rng, scratch, max_features)
             if feature < 0:
                 break
-            sort_keys(node_values, node_positions, POSITION_BITS, node_keys)
+            if scratch.binned:  # thresholds: hist, values are bin numbers: a counting sort, the same keys
+                counting_sort_keys(node_values, node_positions, POSITION_BITS, scratch, node_keys)
+            else:
+                sort_keys(node_values, node_positions, POSITION_BITS, node_keys)
             for slot in range(n_slots):
                 slot_left_n[slot] = 0
                 slot_left_gain[slot] = 0.0
