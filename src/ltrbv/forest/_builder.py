@@ -21,6 +21,12 @@ is the registry).  A listwise node is split by the one listwise search
 criterion's ``prepare``).  While nodes are split listwise, each training
 query's score levels are kept current (``_levels.update_levels`` on the
 criterion's per-document values) for the next listwise node.
+
+With ``thresholds: hist`` (``TreeConfig.hist``; ``Xt`` holds uint8 bin numbers and ``Xr`` the same
+document-major) the tree copies its rows of bins and their labels in the order of ``samples`` and keeps
+them so through every partition (``_splitter.partition_rows``), so a node's pointwise histograms
+(``_splitter.best_pointwise_hist_split``) and its label sums read the node's rows contiguously rather than
+scattered over the data.
 """
 
 from __future__ import annotations

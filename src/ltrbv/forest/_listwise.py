@@ -38,7 +38,8 @@ incremental (issue 12; design in ``../shared/design/listwise-split-search``):
 
 Per node, with n documents, q touched queries, P = sum of their other-leaf levels, V distinct levels
 and K features: set-up O(n + P log P) plus the before values (NDCG also P * min(n_q, 8) for its
-shift tables); per feature O(n log n) for the sort plus, per candidate, O(log V) for the two level
+shift tables); per feature O(n log n) for the sort (``thresholds: hist``: O(n + 256), a counting sort by bin,
+``_splitter.counting_sort_keys``, and at most 255 candidates) plus, per candidate, O(log V) for the two level
 classes, O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
 query.  The evaluation site is written out in the scan on purpose: as a function, even inlined by
 numba, its ~20 array arguments are reference-counted on every call (measured: 1.7x slower on

@@ -12,6 +12,11 @@ consecutive distinct values, computed as scikit-learn does.
 ``best_pointwise_split`` asks a pointwise criterion (``_criteria.scan_boundaries``) for
 the best boundary of each feature.
 
+``thresholds: hist`` (the features' values replaced by uint8 bin numbers): ``best_pointwise_hist_split``
+builds the drawn features' per-node histograms of (bin, label) counts in one pass over the node's rows and
+scans the bins, no sort; ``counting_sort_keys`` gives the listwise search its keys by a counting sort;
+``partition_rows`` keeps the tree's rows of bins in node order.
+
 ``random_split`` is RF-rand's (Ibrahim & Carman 2016, §6.1.1): a random
 non-constant feature and a threshold uniform between its minimum and maximum
 at the node; labels play no part.

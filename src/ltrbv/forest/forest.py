@@ -90,6 +90,20 @@ class RankingForest(RankerAPI):
     only, the first M of a random permutation of the feature columns drawn from ``feature_subset_seed`` (not
     from ``random_state``: every fold and seed of a learner sees the same reduced data, and the subsets of a
     sweep over M are nested); K is then floor(log2 M) + 1.
+
+    ``thresholds``: ``exact`` (the default, the papers') splits at midpoints between a node's distinct values;
+    ``hist`` bins every feature once per forest into at most 255 bins (uint8; cuts at equal-count quantiles of
+    the training values, ``histogram_bins``) and splits only between bins, each split at the cut above its
+    left child's largest bin.  Pointwise splits (RF-point, RF-hybrid's lower levels) come from per-node
+    histograms of (bin, label) counts built in one pass over the node's rows, no sort
+    (``_splitter.best_pointwise_hist_split``; the tree's rows of bins are kept in node order so the pass reads
+    them contiguously); a listwise split orders a feature's node values by a counting sort by bin and
+    scans the bin boundaries with the usual incremental per-query updates; RF-rand draws its threshold
+    uniformly between the node's smallest and largest bin number, i.e. uniform in the bins' (quantile)
+    scale rather than the feature's, mapped to the cut above the left child's largest bin.  Mse's histogram
+    sums are exact, so an mse or listwise hist tree is the exact search's tree on the bin numbers; entropy's
+    differ from the exact scan's by rounding, so ties may go the other way.  Memory per tree thread with
+    ``hist``: two copies of the tree's rows of bins (n_rows x n_features bytes each).
     """
 
     splitting: str = "point"
@@ -152,7 +166,8 @@ class RankingForest(RankerAPI):
         "exploration": "the order a tree expands its open nodes (Table XVI)",
         "feature_subset": "M: train and predict on M of the data's features (Fig. 10); null: all",
         "feature_subset_seed": "the seed of the feature subset (not random_state: the same for every fold and seed)",
-        "thresholds": "exact: midpoints of the node's values; hist: at most 255 bins per feature",
+        "thresholds": "exact (the papers'): midpoints of the node's values; hist: splits between at most 255 "
+                      "bins per feature, found from per-node histograms (faster on large data)",
         "keep_trees": "false: keep only the predictions of the targets (a large forest never sits in memory)",
     }
 
