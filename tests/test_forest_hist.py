@@ -149,6 +149,25 @@ def test_hist_split_is_the_brute_force_best(criterion, min_leaf, node, seed):
 
 
 @pytest.mark.parametrize("criterion", [ENTROPY, MSE])
+@pytest.mark.parametrize("min_leaf", [1, 3, 5])
+def test_hist_split_respects_min_samples_leaf(criterion, min_leaf):
+    """The best boundary of an unrestricted search isolates two documents; with min_leaf > 2 it is refused."""
+    n = 60
+    Xt = np.vstack([np.arange(n), np.arange(n)[::-1] // 2]).astype(np.uint8)
+    labels = np.zeros(n, dtype=np.int64)
+    labels[-2:] = 4
+    labels[5:25:3] = 1
+    samples = np.arange(n, dtype=np.int64)
+    (feature, threshold, value), _, _ = hist_split(Xt, labels, samples, 0, n, criterion, 2, min_leaf, 0)
+    candidates = brute_force_split(Xt, labels, criterion, min_leaf)
+    best = min(c[0] for c in candidates)
+    assert value == pytest.approx(best, rel=1e-12, abs=1e-9)
+    n_left = int((Xt[feature] <= threshold).sum())
+    assert min(n_left, n - n_left) >= min_leaf
+    assert (min(n_left, n - n_left) == 2) == (min_leaf <= 2)
+
+
+@pytest.mark.parametrize("criterion", [ENTROPY, MSE])
 @pytest.mark.parametrize("seed", range(8))
 def test_hist_split_draws_and_chooses_as_the_exact_search_on_bin_numbers(criterion, seed):
     """K < M: the same generator calls and features scanned as the exact search on the binned values (a constant
