@@ -252,6 +252,8 @@ def warm_up() -> float:
         forest.predict(data)
     RankingForest(splitting="point", criterion="mse", n_estimators=1).fit(data)
     RankingForest(splitting="list", listwise_objective="err", n_estimators=1, subsample=0.5).fit(data)
+    for splitting in ("point", "list", "hybrid", "rand"):  # thresholds: hist compiles its own kernels
+        RankingForest(splitting=splitting, thresholds="hist", n_estimators=1, subsample=0.5, listwise_levels=2).fit(data)
     return time.perf_counter() - start
 
 
