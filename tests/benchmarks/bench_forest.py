@@ -28,6 +28,12 @@ Sub-benchmarks (select with ``--only 1,3``; default: all):
    features per node and unpruned trees: fit time and test NDCG@10 / MAP (LETOR-4 convention, as
    the workflow's evaluate rule computes them), one seed per repeat.
 
+8. ``thresholds: hist`` against exact and scikit-learn per tree (issue 30): (a) RF-point (entropy, K = 8) on
+   MSLR-450k at 63%, exact vs hist vs ``DecisionTreeClassifier`` on the same rows, per-tree CPU seconds, hist's
+   binning per forest apart; (b) RF-list per tree on all 6,000 MSLR-shaped queries (MSLR-WEB10K-sized): hist at
+   0.63, hist vs exact at 0.05 (child processes, hard timeout); (c) mean test NDCG@10 on MQ2008 Fold1 of hist and
+   exact forests, 3 seeds.  Prints the CPU's SIMD flags (/proc/cpuinfo) and the load beside the medians.
+
 Data: ``generate_queries(MSLR_SHAPED)`` (6,000 queries, ~717k rows, 136 raw features, labels
 0-4) is generated once and cached as .npy files outside the repository (``--cache-dir``, default
 ``$TMPDIR/ltrbv-bench-forest``).  "MSLR-450k" is its first 3,750 queries (~448k rows); the held-out
@@ -45,6 +51,7 @@ recorded before and after each benchmark.
                                                             #   1: ~1, 2: ~2-3, 3: ~14-16, 4: ~2-4, 5: ~15 min)
     python tests/benchmarks/bench_forest.py --only 1,2      # a selection
     python tests/benchmarks/bench_forest.py --only 7        # RF-point vs sklearn / XGBoost / LightGBM forests
+    python tests/benchmarks/bench_forest.py --only 8        # thresholds hist vs exact vs sklearn (~20-30 min)
     python tests/benchmarks/bench_forest.py --only 3 --parts c --list-budget 900   # the reach ladder alone
     python tests/benchmarks/bench_forest.py --quick         # smaller data / fewer trees (~5 min)
 
@@ -245,6 +252,8 @@ def warm_up() -> float:
         forest.predict(data)
     RankingForest(splitting="point", criterion="mse", n_estimators=1).fit(data)
     RankingForest(splitting="list", listwise_objective="err", n_estimators=1, subsample=0.5).fit(data)
+    for splitting in ("point", "list", "hybrid", "rand"):  # thresholds: hist compiles its own kernels
+        RankingForest(splitting=splitting, thresholds="hist", n_estimators=1, subsample=0.5, listwise_levels=2).fit(data)
     return time.perf_counter() - start
 
 
@@ -493,10 +502,12 @@ def bench3(args) -> dict:
 
 
 def child_list_tree(args, task) -> dict:
-    """One full-depth RF-list tree (tree 0, single thread) on MSLR-450k: wall and CPU time of build_tree."""
-    data = load_mslr(args.cache_dir, mslr_spec(args.quick), "train")
+    """One full-depth RF-list tree (tree 0, single thread) on MSLR-450k (task "part": "all" for every MSLR-shaped
+    query; "thresholds": "hist" for the histogram engine): wall and CPU time of build_tree."""
+    data = load_mslr(args.cache_dir, mslr_spec(args.quick), task.get("part", "train"))
     warm_up()
-    forest = RankingForest(splitting="list", n_estimators=1, subsample=task["subsample"], random_state=0)
+    forest = RankingForest(splitting="list", n_estimators=1, subsample=task["subsample"], random_state=0,
+                           thresholds=task.get("thresholds", "exact"))
     original = forest_module.build_tree
     cpu = []
 
@@ -977,6 +988,29 @@ def summary_rows(results: dict) -> list[tuple[str, str, str, str, str]]:
             rows.append((f"5 predict {t['n_trees']} trees, rows/s", f"{t['rows_per_s']['ours']:.3g}",
                          f"{t['rows_per_s']['sklearn']:.3g}", f"{t['ratio_throughput_ours_over_sklearn']:.2f}",
                          "(ours/sk speed)"))
+    b = results.get("8")
+    if b:
+        a = b.get("a_point_mslr450k")
+        if a:
+            m = a["median_cpu_s"]
+            rows.append(("8a RF-point tree, MSLR-450k, 63%: hist vs exact (CPU-s)", f"{m['hist']:.2f}",
+                         f"{m['exact']:.2f}", f"{a['ratio_hist_over_exact']:.2f}", "<= 0.4"))
+            rows.append(("  hist vs scikit-learn", f"{m['hist']:.2f}", f"{m['sklearn']:.2f}",
+                         f"{a['ratio_hist_over_sklearn']:.2f}", "<= 0.3"))
+            rows.append(("  hist binning per forest (CPU-s)", f"{a['hist_binning_cpu_s_per_forest']:.2f}", "", "", ""))
+        lst = b.get("b_list_mslr_all")
+        if lst:
+            for r in lst["runs"]:
+                t = f">{r['timeout_s']:.0f} (killed)" if r.get("timed_out") else f"{r['kernel_cpu_s']:.1f}"
+                rows.append((f"8b RF-list tree, MSLR 6k q, {r['thresholds']} at {r['subsample']} (CPU-s)", t, "", "",
+                             "<= 15" if r["subsample"] > 0.5 else ""))
+        acc = b.get("c_accuracy_mq2008")
+        if acc:
+            for splitting in ("point", "list"):
+                mh, me = acc["mean"][f"{splitting}_hist"], acc["mean"][f"{splitting}_exact"]
+                rows.append((f"8c MQ2008 NDCG@10 RF-{splitting}, hist vs exact (3 seeds)", f"{mh:.4f}", f"{me:.4f}",
+                             f"{mh - me:+.4f}", f"sd {acc['seed_sd'][f'{splitting}_exact']:.4f}"))
+        print(f"[8] CPU SIMD flags: {' '.join(b['simd_flags'])}; load {b['load_start']} -> {b['load_end']}")
     return rows
 
 
@@ -997,9 +1031,150 @@ def print_summary(results: dict) -> None:
               f"took {value['duration_s']:.0f}s{' (quick)' if value['quick'] else ''}")
 
 
+# -- benchmark 8: thresholds hist vs exact vs scikit-learn ---------------------------------------------
+
+
+def simd_flags() -> list[str]:
+    """The CPU's SIMD flags as /proc/cpuinfo lists them (sse4_2, avx, avx2, fma, avx512*)."""
+    try:
+        with open("/proc/cpuinfo") as handle:
+            flags = next((line.split(":", 1)[1].split() for line in handle if line.startswith("flags")), [])
+    except OSError:
+        return []
+    return sorted(f for f in flags if f.startswith(("avx", "sse4", "fma")))
+
+
+@contextlib.contextmanager
+def kernel_cpu_timer():
+    """Wall and CPU seconds (of the calling thread) of every build_tree call made by RankingForest.fit."""
+    original = forest_module.build_tree
+    record: list[tuple[float, float]] = []
+
+    def wrapper(*a):
+        wall, cpu = time.perf_counter(), time.thread_time()
+        out = original(*a)
+        record.append((time.perf_counter() - wall, time.thread_time() - cpu))
+        return out
+
+    forest_module.build_tree = wrapper
+    try:
+        yield record
+    finally:
+        forest_module.build_tree = original
+
+
+def bench8(args) -> dict:
+    """thresholds hist vs exact (vs scikit-learn) per tree, and hist's accuracy on MQ2008 (issue 30).
+
+    a. RF-point (entropy, K = 8, one thread) on bench 1's MSLR-450k at 63%: exact, hist and scikit-learn's
+       DecisionTreeClassifier on exactly the tree's rows, alternated; per-tree CPU seconds of the compiled
+       build_tree call (thread CPU time) and sklearn's fit; hist's one-off binning per forest reported apart.
+    b. RF-list per tree on every MSLR-shaped query (6,000, ~717k rows: MSLR-WEB10K-sized) in child processes
+       with a hard timeout: hist at 0.63 (goal <= 15 CPU-s), and hist vs exact at 0.05 (an exact tree at 0.63
+       takes far too long to time here).
+    c. Accuracy: mean test NDCG@10 on MQ2008 Fold1 of hist and exact forests (RF-point 100 trees, RF-list 30),
+       seeds 1-3, one thread.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    parts = set((args.parts or "a,b,c").split(","))
+    out = {"simd_flags": simd_flags(), "load_start": load_average()}
+    print(f"  SIMD flags: {' '.join(out['simd_flags'])}; load {out['load_start']}", flush=True)
+    if "a" in parts:
+        spec = mslr_spec(args.quick)
+        data = load_mslr(args.cache_dir, spec, "train")
+        repeats = args.repeats or 3
+        make = dict(splitting="point", criterion="entropy", n_estimators=1, subsample=0.63, max_features=8,
+                    random_state=0, n_threads=1)
+        rows = tree_rows(RankingForest(**make), data, 0)
+        Xs = np.ascontiguousarray(data.X[rows])
+        ys = data.labels[rows]
+        Xt = np.ascontiguousarray(data.X.T)
+        cpu = time.thread_time()
+        forest_module.histogram_bins(Xt, forest_module.MAX_BINS)
+        binning_cpu = time.thread_time() - cpu
+        del Xt
+        times = {"exact": [], "hist": [], "sklearn": []}
+        walls = {"exact": [], "hist": [], "sklearn": []}
+        leaves = {}
+        load = []
+        for rep in range(repeats):
+            load.append(load_average())
+            for mode in ("exact", "hist"):
+                gc.collect()
+                forest = RankingForest(**make, thresholds=mode)
+                with kernel_cpu_timer() as kt:
+                    forest.fit(data)
+                walls[mode].append(kt[0][0])
+                times[mode].append(kt[0][1])
+                leaves[mode] = forest.trees_[0].n_leaves
+                del forest
+            gc.collect()
+            clf = DecisionTreeClassifier(criterion="entropy", max_features=8, random_state=rep)
+            wall, cpu = time.perf_counter(), time.thread_time()
+            clf.fit(Xs, ys)
+            walls["sklearn"].append(time.perf_counter() - wall)
+            times["sklearn"].append(time.thread_time() - cpu)
+            leaves["sklearn"] = int(clf.get_n_leaves())
+            del clf
+            print(f"  a rep {rep + 1}/{repeats}: CPU-s exact {times['exact'][-1]:.2f}, hist {times['hist'][-1]:.2f}, "
+                  f"sklearn {times['sklearn'][-1]:.2f} (load {load[-1]})", flush=True)
+        med = {k: median(v) for k, v in times.items()}
+        out["a_point_mslr450k"] = {
+            "data": describe(data), "rows_per_tree": int(rows.size), "K": 8, "criterion": "entropy",
+            "repeats": repeats, "cpu_s": times, "wall_s": walls, "median_cpu_s": med,
+            "median_wall_s": {k: median(v) for k, v in walls.items()}, "leaves": leaves, "load": load,
+            "hist_binning_cpu_s_per_forest": binning_cpu,
+            "ratio_hist_over_exact": med["hist"] / med["exact"],
+            "ratio_hist_over_sklearn": med["hist"] / med["sklearn"],
+            "ratio_exact_over_sklearn": med["exact"] / med["sklearn"],
+            "goal": "hist/exact <= 0.4, hist/sklearn <= 0.3",
+        }
+    if "b" in parts:
+        budget = args.list_budget  # a child is killed after twice the budget
+        runs = []
+        for subsample, mode in ((0.05, "exact"), (0.05, "hist"), (0.63, "hist")):
+            timeout = 2 * budget
+            before = load_average()
+            result = run_child(args, {"task": "list_tree", "subsample": subsample, "thresholds": mode,
+                                      "part": "all"}, timeout=timeout)
+            result.update(subsample=subsample, thresholds=mode)
+            runs.append(result)
+            shown = ">{:.0f} s (killed)".format(timeout) if result.get("timed_out") else \
+                f"{result['kernel_cpu_s']:.1f} CPU-s ({result['leaves']} leaves, {result['rows']} rows)"
+            print(f"  b RF-list {mode} at {subsample}: {shown} (load {before})", flush=True)
+        out["b_list_mslr_all"] = {"runs": runs, "goal": "hist at 0.63 <= 15 CPU-s per tree"}
+        done = {(r["subsample"], r["thresholds"]): r for r in runs if not r.get("timed_out")}
+        if (0.05, "exact") in done and (0.05, "hist") in done:
+            out["b_list_mslr_all"]["ratio_hist_over_exact_0.05"] = (
+                done[(0.05, "hist")]["kernel_cpu_s"] / done[(0.05, "exact")]["kernel_cpu_s"])
+    if "c" in parts and (args.mq2008 / "train.txt").exists():
+        train = load_mq2008(args.mq2008, "train")
+        test = load_mq2008(args.mq2008, "test")
+        scores = {}
+        for splitting, n_trees in (("point", 100), ("list", 30)):
+            for mode in ("exact", "hist"):
+                values = []
+                for seed in (1, 2, 3):
+                    forest = RankingForest(splitting=splitting, thresholds=mode, n_estimators=n_trees,
+                                           random_state=seed, n_threads=1)
+                    forest.fit(train, predict_on=(test,))
+                    values.append(mean_ndcg10(forest.predictions_[0], test))
+                scores[f"{splitting}_{mode}"] = values
+                print(f"  c MQ2008 RF-{splitting} {mode}: NDCG@10 {np.round(values, 4).tolist()}", flush=True)
+        out["c_accuracy_mq2008"] = {
+            "ndcg@10": scores, "seeds": [1, 2, 3], "trees": {"point": 100, "list": 30},
+            "mean": {k: float(np.mean(v)) for k, v in scores.items()},
+            "seed_sd": {k: float(np.std(v, ddof=1)) for k, v in scores.items()},
+        }
+    out["load_end"] = load_average()
+    return out
+
+
 # -- main --------------------------------------------------------------------------------------------
 
-BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5, "6": bench6, "7": bench7}
+BENCHMARKS = {"1": bench1, "2": bench2, "3": bench3, "4": bench4, "5": bench5, "6": bench6, "7": bench7,
+              "8": bench8}
 
 
 def cpu_description() -> dict:
@@ -1044,13 +1219,15 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="1,2,3,4,5",
                         help="comma-separated benchmark numbers (default: 1-5; 6 = the listwise ratios alone, "
-                             "7 = RF-point vs the sklearn / XGBoost / LightGBM forests)")
+                             "7 = RF-point vs the sklearn / XGBoost / LightGBM forests, 8 = thresholds hist vs "
+                             "exact vs sklearn)")
     parser.add_argument("--quick", action="store_true", help="smaller data and fewer trees")
     parser.add_argument("--repeats", type=int, default=None, help="override repeats / trees per measurement")
     parser.add_argument("--parts", default=None,
                         help="3: which parts (a, b, c = reach ladder, d = depth profile; default all); 6: which "
                              "ratios (a: MQ2008 list/point, b: MSLR 0.05 list/point, c: hybrid-L6/point, d: MQ2008 ERR-list/point, "
-                             "e: MSLR 0.01 ERR-list/point; default all)")
+                             "e: MSLR 0.01 ERR-list/point; default all); 8: a: RF-point hist/exact/sklearn, b: RF-list hist, "
+                             "c: MQ2008 accuracy (default all)")
     parser.add_argument("--ladder", default="0.05,0.1,0.2,0.3,0.4,0.5,0.63",
                         help="3c: the subsamples of the reach ladder, in increasing order")
     parser.add_argument("--threads", type=int, default=2, help="7: threads of every forest (default 2)")
@@ -1078,10 +1255,10 @@ def main(argv=None) -> dict:
     selected = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(selected) - set(BENCHMARKS)
     if unknown:
-        parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from 1-7")
+        parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from 1-8")
     print(f"load average {load_average()}; cpus {os.cpu_count()}", flush=True)
     data_info = {}
-    if set(selected) & {"1", "3", "4", "5", "6"}:
+    if set(selected) & {"1", "3", "4", "5", "6", "8"}:
         data_info = ensure_mslr(args.cache_dir, mslr_spec(args.quick))
         print(f"MSLR-shaped data: {data_info}", flush=True)
     warm = warm_up()

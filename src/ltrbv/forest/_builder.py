@@ -21,6 +21,12 @@ is the registry).  A listwise node is split by the one listwise search
 criterion's ``prepare``).  While nodes are split listwise, each training
 query's score levels are kept current (``_levels.update_levels`` on the
 criterion's per-document values) for the next listwise node.
+
+With ``thresholds: hist`` (``TreeConfig.hist``; ``Xt`` holds uint8 bin numbers and ``Xr`` the same
+document-major) the tree copies its rows of bins and their labels in the order of ``samples`` and keeps
+them so through every partition (``_splitter.partition_rows``), so a node's pointwise histograms
+(``_splitter.best_pointwise_hist_split``) and its label sums read the node's rows contiguously rather than
+scattered over the data.
 """
 
 from __future__ import annotations
@@ -34,18 +40,20 @@ from ._frontier import node_key, pop, push
 from ._criteria import node_impurity_sum
 from ._levels import init_levels, make_workspace, update_levels
 from ._listwise import best_listwise_split, check_code
-from ._splitter import best_pointwise_split, make_scratch, partition_samples, random_split
+from ._splitter import (best_pointwise_hist_split, best_pointwise_split, make_scratch, partition_rows, partition_samples,
+                        random_split)
 
 MIN_IMPURITY_DECREASE = 1e-9  # pointwise gains at or below this are rounding noise
 
 # how a tree grows (shared by all trees of a fit)
+# (hist: Xt holds bin numbers, ``thresholds: hist``; pointwise splits from histograms, listwise keys by counting sort)
 TreeConfig = namedtuple("TreeConfig", "n_classes criterion listwise_depth random_splits max_features "
                                       "min_samples_leaf min_samples_split max_depth n_queries listwise_criterion "
-                                      "exploration")
+                                      "exploration hist", defaults=(False,))
 
 
 @njit(cache=True, nogil=True)
-def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
+def build_tree(Xt, labels, samples, config, xlogx, rng, listwise, Xr=None):
     """Grow one tree on ``samples`` (document indices, grouped by query; permuted in place).
 
     ``config`` is a TreeConfig, ``listwise`` the listwise criterion's data (``_levels.ListwiseData``; a
@@ -76,7 +84,7 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
     node_start = np.zeros(capacity, dtype=np.int64)
     node_end = np.zeros(capacity, dtype=np.int64)
 
-    scratch = make_scratch(n, n_features, n_classes, samples[:1])
+    scratch = make_scratch(n, n_features, n_classes, samples[:1], config.hist)
     class_counts = np.zeros(n_classes, dtype=np.int64)
     use_listwise = listwise_depth > 0 and not random_splits
     if use_listwise:  # slot arrays: at most one slot per query of the tree
@@ -84,6 +92,22 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
         workspace = make_workspace(n, config.n_queries, listwise.n_tree_queries, listwise)
     else:
         workspace = make_workspace(1, 1, 1, listwise)
+
+    # thresholds: hist (Xr, the bin numbers document-major, given): the tree's rows of bins and labels, kept in the
+    # order of samples (partition_rows), so that a node's histograms read its rows contiguously
+    hist = False
+    Xn = np.empty((1, 1), dtype=np.uint8)
+    yn = np.empty(1, dtype=labels.dtype)
+    if Xr is not None:  # (pruned at compile time without Xr)
+        if config.hist:
+            hist = True
+            Xn = np.empty((n, Xr.shape[1]), dtype=np.uint8)
+            yn = np.empty(n, dtype=labels.dtype)
+            for i in range(n):
+                Xn[i] = Xr[samples[i]]
+                yn[i] = labels[samples[i]]
+    row_buffer = np.empty_like(Xn)
+    label_buffer = np.empty_like(yn)
 
     node_start[0] = 0
     node_end[0] = n
@@ -108,11 +132,18 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
             class_counts[c] = 0
         total = 0.0
         total_sq = 0.0
-        for i in range(start, end):
-            y = labels[samples[i]]
-            class_counts[y] += 1
-            total += y
-            total_sq += y * y
+        if hist:
+            for i in range(start, end):
+                y = yn[i]
+                class_counts[y] += 1
+                total += y
+                total_sq += y * y
+        else:
+            for i in range(start, end):
+                y = labels[samples[i]]
+                class_counts[y] += 1
+                total += y
+                total_sq += y * y
         pure = False
         for c in range(n_classes):
             if class_counts[c] == size:
@@ -134,16 +165,26 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
             split_gain = change / listwise.n_tree_queries
         else:
             parent = node_impurity_sum(config.criterion, class_counts, size, xlogx, total, total_sq)
-            split_feature, split_threshold, children = best_pointwise_split(
-                Xt, labels, samples, start, end, class_counts, config.criterion, config.max_features,
-                config.min_samples_leaf, xlogx, rng, scratch,
-            )
+            if hist:
+                split_feature, split_threshold, children = best_pointwise_hist_split(
+                    Xt, Xn, yn, samples, start, end, class_counts, config.criterion, config.max_features,
+                    config.min_samples_leaf, xlogx, rng, scratch,
+                )
+            else:
+                split_feature, split_threshold, children = best_pointwise_split(
+                    Xt, labels, samples, start, end, class_counts, config.criterion, config.max_features,
+                    config.min_samples_leaf, xlogx, rng, scratch,
+                )
             split_gain = (parent - children) / size
             if split_feature >= 0 and parent - children <= MIN_IMPURITY_DECREASE * max(parent, 1.0):
                 split_feature = -1
         if split_feature < 0:
             continue
-        middle = partition_samples(Xt, split_feature, split_threshold, samples, start, end, scratch.buffer)
+        if hist:
+            middle = partition_rows(Xn, yn, split_feature, split_threshold, samples, start, end, scratch.buffer,
+                                    row_buffer, label_buffer)
+        else:
+            middle = partition_samples(Xt, split_feature, split_threshold, samples, start, end, scratch.buffer)
         if middle == start or middle == end:  # cannot happen for a valid threshold; stay a leaf
             continue
         feature[node] = split_feature
@@ -154,8 +195,12 @@ def build_tree(Xt, labels, samples, config, xlogx, rng, listwise):
             node_end[child] = hi
             depth[child] = depth[node] + 1
             child_sum = 0.0
-            for i in range(lo, hi):
-                child_sum += labels[samples[i]]
+            if hist:
+                for i in range(lo, hi):
+                    child_sum += yn[i]
+            else:
+                for i in range(lo, hi):
+                    child_sum += labels[samples[i]]
             value[child] = child_sum / (hi - lo)
             if listwise_node:
                 # later listwise nodes see these documents at their child's score: keep the level lists current

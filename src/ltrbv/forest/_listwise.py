@@ -38,7 +38,8 @@ incremental (issue 12; design in ``../shared/design/listwise-split-search``):
 
 Per node, with n documents, q touched queries, P = sum of their other-leaf levels, V distinct levels
 and K features: set-up O(n + P log P) plus the before values (NDCG also P * min(n_q, 8) for its
-shift tables); per feature O(n log n) for the sort plus, per candidate, O(log V) for the two level
+shift tables); per feature O(n log n) for the sort (``thresholds: hist``: O(n + 256), a counting sort by bin,
+``_splitter.counting_sort_keys``, and at most 255 candidates) plus, per candidate, O(log V) for the two level
 classes, O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
 query.  The evaluation site is written out in the scan on purpose: as a function, even inlined by
 numba, its ~20 array arguments are reference-counted on every call (measured: 1.7x slower on
@@ -53,7 +54,7 @@ from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba
 from . import _err, _ndcg
 from ._criteria import ERR, NDCG, NDCG_PRINTED
 from ._levels import first_not_above, level_class, level_index, node_groups
-from ._splitter import key_value, midpoint_threshold, next_feature, sort_keys, start_node
+from ._splitter import counting_sort_keys, key_value, midpoint_threshold, next_feature, sort_keys, start_node
 
 POSITION_BITS = 24  # nodes of up to 16.7M documents
 MIN_CHANGE = 1e-10  # a split must raise the summed objective by more than rounding noise
@@ -203,7 +204,10 @@ def listwise_search(value_of, reach_of, swapped_of):
             feature = next_feature(Xt, samples, start, end, rng, scratch, max_features)
             if feature < 0:
                 break
-            sort_keys(node_values, node_positions, POSITION_BITS, node_keys)
+            if scratch.binned:  # thresholds: hist, values are bin numbers: a counting sort, the same keys
+                counting_sort_keys(node_values, node_positions, POSITION_BITS, scratch, node_keys)
+            else:
+                sort_keys(node_values, node_positions, POSITION_BITS, node_keys)
             for slot in range(n_slots):
                 slot_left_n[slot] = 0
                 slot_left_gain[slot] = 0.0

@@ -12,6 +12,11 @@ consecutive distinct values, computed as scikit-learn does.
 ``best_pointwise_split`` asks a pointwise criterion (``_criteria.scan_boundaries``) for
 the best boundary of each feature.
 
+``thresholds: hist`` (the features' values replaced by uint8 bin numbers): ``best_pointwise_hist_split``
+builds the drawn features' per-node histograms of (bin, label) counts in one pass over the node's rows and
+scans the bins, no sort; ``counting_sort_keys`` gives the listwise search its keys by a counting sort;
+``partition_rows`` keeps the tree's rows of bins in node order.
+
 ``random_split`` is RF-rand's (Ibrahim & Carman 2016, §6.1.1): a random
 non-constant feature and a threshold uniform between its minimum and maximum
 at the node; labels play no part.
@@ -22,23 +27,36 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import uint32, int64
+from numba import int64, uint32, uint64
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
-from ._criteria import LABEL_BITS, scan_boundaries
+from ._criteria import ENTROPY, LABEL_BITS, scan_boundaries
 from ._rng import randint, uniform
 
-# per-tree scratch space shared by all splitters
-SplitScratch = namedtuple("SplitScratch", "feature_pool counters values keys node_labels left_counts bits buffer")
+# per-tree scratch space shared by all splitters; the bin_* arrays serve ``thresholds: hist`` (``binned``: Xt holds
+# bin numbers): per feature of a pass, per-(bin, label) counts (flat, bin-major) of a node's histogram and the mask
+# of its non-empty bins (both all zero between passes) and the feature, the listwise counting sort's bin offsets and each bin's sortable value bits
+SplitScratch = namedtuple("SplitScratch", "feature_pool counters values keys node_labels left_counts bits buffer "
+                                          "binned bin_counts bin_mask bin_features bin_offsets bin_keys")
+N_BINS = 256  # bin numbers are uint8
+HIST_BATCH = 16  # features whose histograms one pass over a node's rows fills
 
 
 @njit(cache=True)
-def make_scratch(n, n_features, n_classes, samples_dtype_example):
+def make_scratch(n, n_features, n_classes, samples_dtype_example, binned=False):
     """Scratch arrays for a tree of n documents (counters: features visited and scanned at this node)."""
+    bin_bits = np.arange(N_BINS).astype(np.float32).view(np.uint32)
+    bin_keys = np.empty(N_BINS, dtype=np.int64)
+    for b in range(N_BINS):  # sortable_keys of the float32 bin number (non-negative: sign bit set)
+        bin_keys[b] = int64(bin_bits[b] | uint32(0x80000000))
     return SplitScratch(
         np.empty(n_features, dtype=np.int64), np.zeros(2, dtype=np.int64), np.empty(n, dtype=np.float32),
         np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.zeros(n_classes, dtype=np.int64),
         np.zeros(1, dtype=np.uint32), np.empty(n, dtype=samples_dtype_example.dtype),
+        binned, np.zeros((HIST_BATCH, N_BINS * n_classes), dtype=np.int32),
+        np.zeros((HIST_BATCH, N_BINS // 64), dtype=np.uint64), np.zeros(HIST_BATCH, dtype=np.int64),
+        np.zeros(N_BINS + 1, dtype=np.int64), bin_keys,
     )
 
 
@@ -180,6 +198,198 @@ def best_pointwise_split(Xt, labels, samples, start, end, node_counts, criterion
 
 
 @njit(cache=True)
+def counting_sort_keys(values, payload, shift, scratch, keys):
+    """``sort_keys`` for values that are bin numbers (``thresholds: hist``): a counting sort, O(n + bins).
+
+    One pass counts each bin, one places every key at its bin's next slot in input order, so the keys are
+    those ``sort_keys`` gives (value bits << shift | payload, ascending) when the payload ascends with the
+    input (the listwise search's positions 0..n-1), without a comparison sort.
+    """
+    offsets = scratch.bin_offsets
+    bin_keys = scratch.bin_keys
+    for b in range(N_BINS + 1):
+        offsets[b] = 0
+    for i in range(values.size):
+        offsets[np.int64(values[i]) + 1] += 1
+    for b in range(N_BINS):
+        offsets[b + 1] += offsets[b]
+    for i in range(values.size):
+        b = np.int64(values[i])
+        keys[offsets[b]] = (bin_keys[b] << shift) | payload[i]
+        offsets[b] += 1
+
+
+@njit(cache=True, inline="always")
+def _lowest_bin(mask, word):
+    """(the lowest set bit's bin at or after 64-bit word ``word`` of ``mask``, its word); N_BINS if none."""
+    while word < mask.size:
+        if mask[word] != 0:
+            return (word << 6) + trailing_zeros(mask[word]), word
+        word += 1
+    return N_BINS, word
+
+
+@njit(cache=True)
+def _hist_boundary(criterion, counts, mask, node_counts, n, min_leaf, xlogx, left_counts):
+    """Best boundary between the non-empty bins of one feature's histogram at a node (a boundary after bin b
+    puts the bins <= b left).  Returns (last bin on the left or -1 if no boundary is valid, children's summed
+    impurity, number of non-empty bins).
+
+    The non-empty bins are the set bits of ``mask`` (4 words), visited in order, so a node costs
+    O(non-empty bins * classes) here whatever the range of its bins.  The children's impurity is computed as
+    the exact scans (``_entropy.best_boundary``, ``_mse.best_boundary``) define it, from class counts: mse's
+    sums of integer labels are exact, so its value is bit-identical to the exact scan's for the same partition;
+    entropy's, |L| log|L| - sum_c xlogx(L_c) + |R| log|R| - sum_c xlogx(R_c), is summed afresh per boundary
+    (the exact scan updates both sums document by document: equal up to rounding, so a tie between two
+    boundaries can go the other way).  The first best boundary in bin order wins (strictly smaller), as in
+    the exact scans.
+    """
+    n_classes = node_counts.size
+    for c in range(n_classes):
+        left_counts[c] = 0
+    node_sum = 0.0
+    node_sq = 0.0
+    for c in range(n_classes):
+        node_sum += c * node_counts[c]
+        node_sq += c * c * node_counts[c]
+    n_left = 0
+    n_bins = 0
+    best_bin = -1
+    best_value = np.inf
+    for word in range(mask.size):
+        w = mask[word]
+        while w != 0:
+            b = (word << 6) + trailing_zeros(w)
+            w &= w - uint64(1)
+            n_bins += 1
+            row = b * n_classes
+            for c in range(n_classes):
+                k = counts[row + c]
+                left_counts[c] += k
+                n_left += k
+            n_right = n - n_left
+            if n_left < min_leaf or n_right < min_leaf:
+                continue
+            if criterion == ENTROPY:
+                left_terms = 0.0
+                right_terms = 0.0
+                for c in range(n_classes):
+                    left_terms += xlogx[left_counts[c]]
+                    right_terms += xlogx[node_counts[c] - left_counts[c]]
+                value = xlogx[n_left] - left_terms + xlogx[n_right] - right_terms
+            else:
+                left = 0.0
+                left_sq = 0.0
+                for c in range(n_classes):
+                    left += c * left_counts[c]
+                    left_sq += c * c * left_counts[c]
+                right = node_sum - left
+                right_sq = node_sq - left_sq
+                value = (left_sq - left * left / n_left) + (right_sq - right * right / n_right)
+            if value < best_value:
+                best_value = value
+                best_bin = b
+    return best_bin, best_value, n_bins
+
+
+@njit(cache=True)
+def best_pointwise_hist_split(Xt, Xn, yn, samples, start, end, node_counts, criterion, max_features, min_leaf,
+                              xlogx, rng, scratch):
+    """``best_pointwise_split`` on binned features (``thresholds: hist``), without a sort.
+
+    ``Xt`` holds the bin numbers feature-major (n_features x n_docs); ``Xn`` and ``yn`` the tree's rows of bin
+    numbers and their labels in the order of ``samples`` (kept so by ``partition_rows``: a node's rows are
+    contiguous).  The drawn features' histograms of (bin, label) counts are filled in one pass over the
+    node's rows (LightGBM's construction), up to ``HIST_BATCH`` features per pass, each marking its non-empty bins
+    in a 256-bit mask; a scan over the marked bins in order values each boundary between them
+    (``_hist_boundary``): O(n + non-empty bins * classes) per feature against the exact search's O(n log n), and
+    nothing proportional to the 256 bins at a small node (histograms are cleared through the masks).  The pass
+    reads whichever layout touches fewer cache lines: feature-major when the node's rows are dense in the data
+    (n * n_features > n_docs * features in the pass; a feature's bins of the node are nearly contiguous),
+    the node's contiguous rows of ``Xn`` otherwise (where feature-major reads one scattered cache line per feature
+    and document: at the deep nodes those reads' latency is what a split search spends its time on).  Both give
+    the same histograms.
+
+    The features are drawn as ``next_feature`` draws them: the same generator calls, a round draws as many as
+    are still missing towards K and a feature whose node rows all fall in one bin is constant and does not count
+    (the exact search's rule), so the draws, the features scanned and, in draw order with the first strictly
+    best winning, the split are those of the exact search on the binned data, up to rounding in entropy ties.
+    The threshold is the midpoint between the left child's largest bin and the right child's smallest (what the
+    exact search on bin numbers gives; the estimator maps it to the bin's cut).
+
+    No sibling subtraction: it pays when a node's histograms are derived from its parent's and its
+    sibling's, which needs the same features at all three.  RF draws K of M features per node afresh, so a
+    child shares a given feature with its parent with probability about K/M (8 of 136 on MSLR) and with its
+    sibling as rarely; keeping every node's histograms for that would cost memory and bookkeeping for a few
+    percent of the passes.  Returns (feature, threshold, children_impurity_sum); feature = -1 if no valid split.
+    """
+    n = end - start
+    n_classes = node_counts.size
+    node_labels = yn[start:end]
+    counts = scratch.bin_counts
+    masks = scratch.bin_mask
+    batch = scratch.bin_features
+    counters = scratch.counters
+    n_features = Xt.shape[0]
+    n_docs = Xt.shape[1]
+    best_feature = -1
+    best_threshold = 0.0
+    best_value = np.inf
+    one = uint64(1)
+    start_node(scratch)
+    while counters[0] < n_features and counters[1] < max_features:
+        m = 0
+        while m < batch.size and m < max_features - counters[1] and counters[0] < n_features:
+            batch[m] = draw_feature(rng, scratch.feature_pool, counters[0])
+            counters[0] += 1
+            m += 1
+        if n * n_features > n_docs * m:  # dense rows: feature by feature
+            for j in range(m):
+                row = Xt[batch[j]]
+                hist = counts[j]
+                mask = masks[j]
+                for i in range(n):
+                    b = np.int64(row[samples[start + i]])
+                    hist[b * n_classes + node_labels[i]] += 1
+                    mask[b >> 6] |= one << uint64(b & 63)
+        else:  # scattered rows: document by document, all features of the pass
+            for i in range(n):
+                doc = Xn[start + i]
+                y = node_labels[i]
+                for j in range(m):
+                    b = np.int64(doc[batch[j]])
+                    counts[j, b * n_classes + y] += 1
+                    masks[j, b >> 6] |= one << uint64(b & 63)
+        for j in range(m):
+            hist = counts[j]
+            mask = masks[j]
+            b_left, value, n_bins = _hist_boundary(criterion, hist, mask, node_counts, n, min_leaf, xlogx,
+                                                   scratch.left_counts)
+            if n_bins > 1 and counters[1] < max_features:
+                counters[1] += 1
+                if b_left >= 0 and value < best_value:
+                    after = b_left + 1  # the right child's smallest bin: the next set bit
+                    word = after >> 6
+                    w = mask[word] & ~((one << uint64(after & 63)) - one)
+                    if w != 0:
+                        b_right = (word << 6) + trailing_zeros(w)
+                    else:
+                        b_right, word = _lowest_bin(mask, word + 1)
+                    best_value = value
+                    best_feature = batch[j]
+                    best_threshold = midpoint_threshold(np.float32(b_left), np.float32(b_right))
+            for word in range(mask.size):  # leave the histogram all zero
+                w = mask[word]
+                while w != 0:
+                    b = (word << 6) + trailing_zeros(w)
+                    w &= w - one
+                    for c in range(n_classes):
+                        hist[b * n_classes + c] = 0
+                mask[word] = 0
+    return best_feature, best_threshold, best_value
+
+
+@njit(cache=True)
 def random_split(Xt, samples, start, end, rng, scratch):
     """RF-rand: a random non-constant feature, threshold ~ U(min, max) at the node. Returns (feature, threshold)."""
     n_features = Xt.shape[0]
@@ -214,4 +424,36 @@ def partition_samples(Xt, feature, threshold, samples, start, end, buffer):
             n_right += 1
     for i in range(n_right):
         samples[start + n_left + i] = buffer[i]
+    return start + n_left
+
+
+@njit(cache=True)
+def partition_rows(Xn, yn, feature, threshold, samples, start, end, buffer, row_buffer, label_buffer):
+    """``partition_samples`` for a tree whose rows of bin numbers and labels (``Xn``, ``yn``) follow ``samples``
+    (``thresholds: hist``): the same stable partition of samples[start:end], the rows and labels moved with it,
+    decided from the node's contiguous rows.  Returns the first right index."""
+    n_left = 0
+    n_right = 0
+    width = Xn.shape[1]
+    for i in range(start, end):
+        if Xn[i, feature] <= threshold:
+            dst = start + n_left
+            if dst != i:
+                samples[dst] = samples[i]
+                yn[dst] = yn[i]
+                for k in range(width):
+                    Xn[dst, k] = Xn[i, k]
+            n_left += 1
+        else:
+            buffer[n_right] = samples[i]
+            label_buffer[n_right] = yn[i]
+            for k in range(width):
+                row_buffer[n_right, k] = Xn[i, k]
+            n_right += 1
+    for i in range(n_right):
+        dst = start + n_left + i
+        samples[dst] = buffer[i]
+        yn[dst] = label_buffer[i]
+        for k in range(width):
+            Xn[dst, k] = row_buffer[i, k]
     return start + n_left

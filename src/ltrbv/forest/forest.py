@@ -38,8 +38,8 @@ from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
 from ..estimator import RankerAPI, training_data
 from . import _builder
+from ._bins import histogram_bins_fast
 from ._builder import TreeConfig, build_tree, leaf_of_rows, left_bin_max, predict_tree
-from ._splitter import midpoint_threshold
 from ._criteria import CRITERIA, LISTWISE, LISTWISE_OPTIONS, listwise_criterion, pointwise_code, xlogx_table
 from ._frontier import EXPLORATIONS, exploration_code
 from ._levels import unused_data
@@ -90,6 +90,20 @@ class RankingForest(RankerAPI):
     only, the first M of a random permutation of the feature columns drawn from ``feature_subset_seed`` (not
     from ``random_state``: every fold and seed of a learner sees the same reduced data, and the subsets of a
     sweep over M are nested); K is then floor(log2 M) + 1.
+
+    ``thresholds``: ``exact`` (the default, the papers') splits at midpoints between a node's distinct values;
+    ``hist`` bins every feature once per forest into at most 255 bins (uint8; cuts at equal-count quantiles of
+    the training values, ``histogram_bins``) and splits only between bins, each split at the cut above its
+    left child's largest bin.  Pointwise splits (RF-point, RF-hybrid's lower levels) come from per-node
+    histograms of (bin, label) counts built in one pass over the node's rows, no sort
+    (``_splitter.best_pointwise_hist_split``; the tree's rows of bins are kept in node order so the pass reads
+    them contiguously); a listwise split orders a feature's node values by a counting sort by bin and
+    scans the bin boundaries with the usual incremental per-query updates; RF-rand draws its threshold
+    uniformly between the node's smallest and largest bin number, i.e. uniform in the bins' (quantile)
+    scale rather than the feature's, mapped to the cut above the left child's largest bin.  Mse's histogram
+    sums are exact, so an mse or listwise hist tree is the exact search's tree on the bin numbers; entropy's
+    differ from the exact scan's by rounding, so ties may go the other way.  Memory per tree thread with
+    ``hist``: two copies of the tree's rows of bins (n_rows x n_features bytes each).
     """
 
     splitting: str = "point"
@@ -152,7 +166,8 @@ class RankingForest(RankerAPI):
         "exploration": "the order a tree expands its open nodes (Table XVI)",
         "feature_subset": "M: train and predict on M of the data's features (Fig. 10); null: all",
         "feature_subset_seed": "the seed of the feature subset (not random_state: the same for every fold and seed)",
-        "thresholds": "exact: midpoints of the node's values; hist: at most 255 bins per feature",
+        "thresholds": "exact (the papers'): midpoints of the node's values; hist: splits between at most 255 "
+                      "bins per feature, found from per-node histograms (faster on large data)",
         "keep_trees": "false: keep only the predictions of the targets (a large forest never sits in memory)",
     }
 
@@ -220,8 +235,10 @@ class RankingForest(RankerAPI):
         n_classes = int(labels.max()) + 1
         Xt = np.ascontiguousarray(train.X.T)
         cuts = None
-        if self.thresholds == "hist":  # each feature's values replaced by their bin (at most MAX_BINS)
+        Xr = None
+        if self.thresholds == "hist":  # each feature's values replaced by their bin (at most MAX_BINS), uint8
             Xt, cuts = histogram_bins(Xt, MAX_BINS)
+            Xr = np.ascontiguousarray(Xt.T)  # and document-major, for the histograms of deep nodes' scattered rows
         xlogx = xlogx_table(train.n_docs)
         n_sampled = max(1, int(round(self.subsample * train.n_queries)))
         listwise_depth = self._listwise_depth()
@@ -232,6 +249,7 @@ class RankingForest(RankerAPI):
             min_samples_leaf=int(self.min_samples_leaf), min_samples_split=max(2, int(self.min_samples_split)),
             max_depth=UNLIMITED if self.max_depth is None else int(self.max_depth), n_queries=train.n_queries,
             listwise_criterion=objective.code, exploration=exploration_code(self.exploration),
+            hist=cuts is not None,
         )
         if listwise_depth == 0:
             listwise = unused_data()
@@ -247,7 +265,10 @@ class RankingForest(RankerAPI):
             rng = np.random.default_rng(int(seeds[t]))
             queries = np.sort(rng.choice(train.n_queries, size=n_sampled, replace=False))
             samples = _rows_of_queries(train.query_offsets, queries)
-            arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise)
+            if Xr is None:
+                arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise)
+            else:
+                arrays = build_tree(Xt, labels, samples, config, xlogx, seed_state(int(seeds[t])), listwise, Xr)
             if cuts is not None:  # a split between the node's bins lo < hi becomes bin lo's upper cut, in feature units
                 feature, threshold, left, right = arrays[:4]
                 lo = left_bin_max(Xt, samples, feature, threshold, left, right)
@@ -313,32 +334,19 @@ class RankingForest(RankerAPI):
 
 
 def histogram_bins(Xt: np.ndarray, max_bins: int) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Each feature's values replaced by their bin number (``thresholds: hist``), and each feature's cuts.
+    """Each feature's values replaced by their bin number (``thresholds: hist``; uint8, the shape of ``Xt``), and
+    each feature's cuts.
 
     A feature with at most ``max_bins`` distinct values keeps one bin per value and cuts at the midpoints
     of consecutive values (a split partitions the node's documents as the exact search's does; its threshold
     is the cut just above the left child's largest value, where the exact search takes the midpoint to the
-    right child's smallest, so held-out documents can fall differently); otherwise
+    right child's smallest, so held-out documents can fall differently); otherwise at most
     ``max_bins - 1`` cuts at the midpoints between distinct values nearest to equal-count quantiles of the
     training set (as LightGBM's ``max_bin`` bins from the training data).  Bin b holds the values in
-    (cuts[b - 1], cuts[b]]: ``x <= cuts[b]`` if and only if ``bin(x) <= b``.
+    (cuts[b - 1], cuts[b]]: ``x <= cuts[b]`` if and only if ``bin(x) <= b``.  Compiled (``_bins``): one
+    numpy sort of all features, then one pass per feature for its cuts and one for its bins.
     """
-    binned = np.empty(Xt.shape, dtype=np.float32)
-    cuts = []
-    for f in range(Xt.shape[0]):
-        values = Xt[f]
-        distinct, counts = np.unique(values, return_counts=True)
-        if distinct.size > max_bins:  # cut after the distinct value where each equal-count quantile falls
-            ends = np.cumsum(counts)
-            targets = np.arange(1, max_bins) * (values.size / max_bins)
-            keep = np.unique(np.searchsorted(ends, targets, side="left"))
-            keep = keep[keep < distinct.size - 1]
-        else:
-            keep = np.arange(distinct.size - 1)
-        feature_cuts = np.array([midpoint_threshold(distinct[k], distinct[k + 1]) for k in keep], dtype=np.float64)
-        cuts.append(feature_cuts)
-        binned[f] = np.searchsorted(feature_cuts, values.astype(np.float64), side="left")
-    return binned, cuts
+    return histogram_bins_fast(Xt, max_bins)
 
 
 def _rows_of_queries(query_offsets: np.ndarray, queries: np.ndarray) -> np.ndarray:
