@@ -132,8 +132,7 @@ def _pass_probability(hist, base, n_grades, table):
     """prod over the block's documents of 1 - R."""
     p = 1.0
     for grade in range(1, n_grades + 1):
-        row = table[_pass_power_at(base, n_grades, grade):]
-        p *= row[hist[grade]]
+        p *= table[_pass_power_at(base, n_grades, grade) + hist[grade]]
     return p
 
 
@@ -144,7 +143,7 @@ def _stop_chances(hist, n_grades, table, chances):
     The convex recurrence M_i[k] = ((i - k) M_{i-1}[k] + k x_i M_{i-1}[k-1]) / i (stable, as in
     ``ltrbv.metrics.ranking``).  Returns r.
     """
-    inverse = table[_inverse_at(n_grades):]
+    inv = _inverse_at(n_grades)
     chances[0] = 1.0
     i = 0
     for grade in range(1, n_grades + 1):
@@ -152,27 +151,29 @@ def _stop_chances(hist, n_grades, table, chances):
         for _ in range(hist[grade]):
             i += 1
             chances[i] = 0.0
-            inv_i = inverse[i]
+            inv_i = table[inv + i]
             for k in range(i, 0, -1):
                 chances[k] = ((i - k) * chances[k] + k * x * chances[k - 1]) * inv_i
     return i
 
 
 @njit(cache=True, inline="always")
-def _reciprocal_value(chances, r, t, above, inverse):
+def _reciprocal_value(chances, r, t, above, table, inv):
     """V(h, a) = sum_k (e_{k-1} - e_k) E[1 / (a + p_k)] for a block of t documents, r of them relevant.
 
     P(p_k = j) is proportional to C(j-1, k-1) C(t-j, r-k); the ratio recurrence starts at 1 for
     j = k and is normalised by its own sum (rescaled when large), so nothing under- or overflows.
-    ``inverse[i]`` = 1 / i (a view of the tables): multiplications instead of divisions in the inner loops; indexed
-    from the view's start, not at an offset into the tables, so that the compiler sees non-negative indices.
+    ``table[inv + i]`` = 1 / i: multiplications instead of divisions in the inner loops.  The inner loop's indices
+    are cast to unsigned: numba wraps a signed index that may be negative (a compare and a select per read, ~15% of
+    an MSLR-shaped ERR tree), and a view of the tables from ``inv`` instead costs a reference count per call
+    (measured ~20% slower on MQ2008, whose blocks are small).
     """
     zeros = t - r
     total = 0.0
     for k in range(1, r + 1):
         chance = chances[k - 1] - chances[k]
         if zeros == 0:
-            total += chance * inverse[above + k]
+            total += chance * table[inv + above + k]
             continue
         weight = 1.0
         mass = 0.0
@@ -180,9 +181,9 @@ def _reciprocal_value(chances, r, t, above, inverse):
         for step in range(zeros + 1):
             j = k + step
             mass += weight
-            acc += weight * inverse[above + j]
+            acc += weight * table[np.uint64(inv + above + j)]
             if step < zeros:
-                weight *= j * (zeros - step) * inverse[step + 1] * inverse[t - j]
+                weight *= j * (zeros - step) * table[np.uint64(inv + step + 1)] * table[np.uint64(inv + t - j)]
                 if weight > RESCALE:
                     weight /= RESCALE
                     mass /= RESCALE
@@ -196,13 +197,13 @@ def _group_value(hist, n_grades, table, chances, t, above):
     """V(h, a) of one tie group of t documents (label histogram ``hist``) at ranks above+1 .. above+t."""
     if hist[0] == t:
         return 0.0
-    inverse = table[_inverse_at(n_grades):]
+    inv = _inverse_at(n_grades)
     if t == 1:
         for grade in range(1, n_grades + 1):
             if hist[grade] == 1:
-                return table[grade] * inverse[above + 1]
+                return table[grade] * table[inv + above + 1]
     r = _stop_chances(hist, n_grades, table, chances)
-    return _reciprocal_value(chances, r, t, above, inverse)
+    return _reciprocal_value(chances, r, t, above, table, inv)
 
 
 @njit(cache=True, inline="always")
@@ -249,7 +250,7 @@ def swapped_value(code, table, base, n_grades, hist_top, hist_bottom, chances_to
     _unpack(gain_bottom, n_bottom, base, n_grades, hist_bottom)
     r_top = _known_chances(hist_top, n_grades, table, chances_top, n_top)
     r_bottom = _known_chances(hist_bottom, n_grades, table, chances_bottom, n_bottom)
-    inverse = table[_inverse_at(n_grades):]
-    return (_reciprocal_value(chances_bottom, r_bottom, n_bottom, above, inverse)
+    inv = _inverse_at(n_grades)
+    return (_reciprocal_value(chances_bottom, r_bottom, n_bottom, above, table, inv)
             + _pass_probability(hist_bottom, base, n_grades, table)
-            * _reciprocal_value(chances_top, r_top, n_top, above + n_bottom, inverse))
+            * _reciprocal_value(chances_top, r_top, n_top, above + n_bottom, table, inv))
