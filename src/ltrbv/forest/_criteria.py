@@ -5,7 +5,8 @@ Each criterion lives in its own module, as scikit-learn keeps Criterion,
 Splitter and TreeBuilder apart:
 
 * pointwise (a scan over one feature's sorted (value, label) keys returning the
-  best boundary and the children's summed impurity, smaller is better):
+  best boundary and the children's summed impurity, smaller is better; and that impurity from the left
+  child's class counts, for the histogram scans of ``thresholds: hist``):
   ``entropy`` (``_entropy``, Algorithm 3) and ``mse`` (``_mse``);
 * listwise (the one split search over the node's queries, ``_listwise``, larger is better):
   ``ndcg``, the change in mean expected NDCG (``_ndcg``, eq. 11-13),
@@ -15,7 +16,7 @@ Splitter and TreeBuilder apart:
   ``err``, the change in mean expected ERR (``_err``).
 
 Adding a pointwise criterion is one module, one line in ``POINTWISE`` and one
-branch in each dispatch function below.  A listwise one is one module (its code,
+branch in each of the three dispatch functions below.  A listwise one is one module (its code,
 its ``prepare``, giving a ``_levels.ListwiseData``, and its hooks: a block's
 value, its reach factor, two swapped blocks' value), one line in ``LISTWISE``,
 and in ``_listwise`` one ``listwise_search`` with its hooks and a branch of the
@@ -84,6 +85,17 @@ def node_impurity_sum(criterion, class_counts, n, xlogx, label_sum, label_sq_sum
         return _entropy.impurity_sum(class_counts, n, xlogx)
     elif criterion == MSE:
         return _mse.impurity_sum(n, label_sum, label_sq_sum)
+    raise ValueError("unknown pointwise criterion code")
+
+
+@njit(cache=True)
+def counts_boundary_value(criterion, left_counts, node_counts, n_left, n_right, xlogx):
+    """The children's summed impurity of a boundary from the left child's class counts (the histogram scans of
+    ``thresholds: hist``): |L| H(L) + |R| H(R) for entropy, SSE(L) + SSE(R) for mse."""
+    if criterion == ENTROPY:
+        return _entropy.counts_children_sum(left_counts, node_counts, n_left, n_right, xlogx)
+    elif criterion == MSE:
+        return _mse.counts_children_sum(left_counts, node_counts, n_left, n_right)
     raise ValueError("unknown pointwise criterion code")
 
 

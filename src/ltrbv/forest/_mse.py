@@ -44,3 +44,21 @@ def best_boundary(keys, min_leaf):
             best_value = value
             best_left = n_left
     return best_left, best_value
+
+
+@njit(cache=True)
+def counts_children_sum(left_counts, node_counts, n_left, n_right):
+    """SSE(L) + SSE(R) of a boundary from the left child's class counts (labels are the class numbers; the histogram
+    scans).  The sums are of integers, exact, so the value is ``best_boundary``'s for the same partition."""
+    node_sum = 0.0
+    node_sq = 0.0
+    left = 0.0
+    left_sq = 0.0
+    for c in range(node_counts.size):
+        node_sum += c * node_counts[c]
+        node_sq += c * c * node_counts[c]
+        left += c * left_counts[c]
+        left_sq += c * c * left_counts[c]
+    right = node_sum - left
+    right_sq = node_sq - left_sq
+    return (left_sq - left * left / n_left) + (right_sq - right * right / n_right)

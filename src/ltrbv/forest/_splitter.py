@@ -31,7 +31,7 @@ from numba import int64, uint32, uint64
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
-from ._criteria import ENTROPY, LABEL_BITS, scan_boundaries
+from ._criteria import LABEL_BITS, counts_boundary_value, scan_boundaries
 from ._rng import randint, uniform
 
 # per-tree scratch space shared by all splitters; the bin_* arrays serve ``thresholds: hist`` (``binned``: Xt holds
@@ -236,8 +236,8 @@ def _hist_boundary(criterion, counts, mask, node_counts, n, min_leaf, xlogx, lef
     impurity, number of non-empty bins).
 
     The non-empty bins are the set bits of ``mask`` (4 words), visited in order, so a node costs
-    O(non-empty bins * classes) here whatever the range of its bins.  The children's impurity is computed as
-    the exact scans (``_entropy.best_boundary``, ``_mse.best_boundary``) define it, from class counts: mse's
+    O(non-empty bins * classes) here whatever the range of its bins.  The children's impurity is the criterion's
+    from class counts (``_criteria.counts_boundary_value``), as the exact scans define it: mse's
     sums of integer labels are exact, so its value is bit-identical to the exact scan's for the same partition;
     entropy's, |L| log|L| - sum_c xlogx(L_c) + |R| log|R| - sum_c xlogx(R_c), is summed afresh per boundary
     (the exact scan updates both sums document by document: equal up to rounding, so a tie between two
@@ -247,11 +247,6 @@ def _hist_boundary(criterion, counts, mask, node_counts, n, min_leaf, xlogx, lef
     n_classes = node_counts.size
     for c in range(n_classes):
         left_counts[c] = 0
-    node_sum = 0.0
-    node_sq = 0.0
-    for c in range(n_classes):
-        node_sum += c * node_counts[c]
-        node_sq += c * c * node_counts[c]
     n_left = 0
     n_bins = 0
     best_bin = -1
@@ -270,22 +265,7 @@ def _hist_boundary(criterion, counts, mask, node_counts, n, min_leaf, xlogx, lef
             n_right = n - n_left
             if n_left < min_leaf or n_right < min_leaf:
                 continue
-            if criterion == ENTROPY:
-                left_terms = 0.0
-                right_terms = 0.0
-                for c in range(n_classes):
-                    left_terms += xlogx[left_counts[c]]
-                    right_terms += xlogx[node_counts[c] - left_counts[c]]
-                value = xlogx[n_left] - left_terms + xlogx[n_right] - right_terms
-            else:
-                left = 0.0
-                left_sq = 0.0
-                for c in range(n_classes):
-                    left += c * left_counts[c]
-                    left_sq += c * c * left_counts[c]
-                right = node_sum - left
-                right_sq = node_sq - left_sq
-                value = (left_sq - left * left / n_left) + (right_sq - right * right / n_right)
+            value = counts_boundary_value(criterion, left_counts, node_counts, n_left, n_right, xlogx)
             if value < best_value:
                 best_value = value
                 best_bin = b
