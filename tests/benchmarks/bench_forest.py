@@ -65,6 +65,7 @@ import contextlib
 import dataclasses
 import gc
 import json
+import math
 import os
 import platform
 import subprocess
@@ -1245,6 +1246,18 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.list_budget is None:
         args.list_budget = 60.0 if args.quick else 300.0
+    if not (math.isfinite(args.list_budget) and args.list_budget > 0):
+        parser.error(f"--list-budget must be a positive number of seconds, not {args.list_budget}")
+    for name in ("repeats", "threads"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, not {getattr(args, name)}")
+    known_parts = {"3": "abcd", "6": "abcde", "8": "abc"}
+    if args.parts:
+        parts = {p.strip() for p in args.parts.split(",")}
+        allowed = set("".join(known_parts.get(key.strip(), "") for key in args.only.split(",")))
+        if not parts <= allowed:
+            parser.error(f"--parts {sorted(parts - allowed)} not parts of the benchmarks chosen by --only "
+                         f"({', '.join(f'{k}: {v}' for k, v in known_parts.items())})")
 
     if args._child:
         task = json.loads(args._child)
