@@ -18,6 +18,7 @@ from ltrbv.sections.report import grid as report_grid
 from ltrbv.workflow.bytecode import bytecode_warning
 from ltrbv.workflow.config_checks import ConfigError, check_config
 from ltrbv.workflow.digests import changed_score_files, refresh_raw_digests
+from ltrbv.workflow.rate_timers import cancel_rate_timers
 from ltrbv.workflow.sections import SECTIONS
 
 DEMO_CONFIG = os.path.join(workflow.basedir, "config", "demo.yaml")
@@ -73,3 +74,13 @@ rule all:
     input:
         _TARGETS,
     default_target: True
+
+
+# Snakemake's job-rate timers (one timespan of the profile's max-jobs-per-timespan each) would keep the process
+# alive after the last job: cancelled once the scheduler has stopped (ltrbv.workflow.rate_timers).
+onsuccess:
+    cancel_rate_timers()
+
+
+onerror:
+    cancel_rate_timers()
