@@ -10,7 +10,9 @@ of every ready job (``JobScheduler.update_input_sizes``), so on a large DAG with
 Snakemake's process burns a steady share of a core doing nothing new (py-spy on the MQ2008 catalog run:
 ``update_input_sizes`` -> ``_IOFile.exists``/``size``, under ``_schedule_reevalutation``'s timer).  A job
 finishing wakes the scheduler anyway, so a long timespan (``10000/60s``: the limit is never reached on a
-workstation) only drops the idle passes.
+workstation) only drops the idle passes.  Each pass's timer is a non-daemon thread that the process waits for at
+exit, so the workflow here, as the project's Snakefile, cancels them in its ``onsuccess`` handler
+(``ltrbv.workflow.rate_timers``); the table's wall time is Snakemake's run, and "exited after" the process's.
 
 Here a synthetic workflow of ``--jobs`` training-like jobs (each reads three files and sleeps ``--seconds``:
 no CPU of its own), each followed by an evaluation job, then one summary, is run under each ``--setting``
@@ -36,8 +38,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import load_average  # noqa: E402
 
+REPO = Path(__file__).resolve().parents[2]
+
 SNAKEFILE = """
+import sys
+sys.path.insert(0, {src!r})
+from ltrbv.workflow.rate_timers import cancel_rate_timers
 N = {jobs}
+onsuccess:
+    cancel_rate_timers()
 rule all:
     input: "summary.txt"
 rule make:
@@ -100,11 +109,13 @@ def run_once(folder: Path, args: list[str], cores: int) -> dict:
     (folder / "summary.txt").unlink(missing_ok=True)
     record = folder / "launcher.json"
     load = load_average()[0]
+    started = time.time()
     done = subprocess.run([sys.executable, "-c", LAUNCHER, str(record), "--cores", str(cores), "--quiet", "all",
                            *args], cwd=folder, capture_output=True, text=True)
     if done.returncode != 0 or not (folder / "summary.txt").is_file():
         raise SystemExit(f"snakemake failed with {args}:\n{done.stderr[-3000:]}")
     result = json.loads(record.read_text())
+    result["process_wall"] = time.time() - started  # to the process's exit: with the timers it waits for
     result["load"] = [load, load_average()[0]]
     return result
 
@@ -129,14 +140,15 @@ def main(argv: list[str] | None = None) -> None:
     runs: dict[str, list[dict]] = {name: [] for name in settings}
     with tempfile.TemporaryDirectory(prefix="ltrbv-bench-scheduler-") as tmp:
         folder = Path(tmp)
-        (folder / "Snakefile").write_text(textwrap.dedent(SNAKEFILE.format(jobs=options.jobs,
-                                                                           seconds=options.seconds)))
+        (folder / "Snakefile").write_text(textwrap.dedent(SNAKEFILE.format(
+            jobs=options.jobs, seconds=options.seconds, src=str(REPO / "src"))))
         for round_ in range(options.rounds):
             order = list(settings) if round_ % 2 == 0 else list(reversed(settings))
             for name in order:
                 result = run_once(folder, settings[name], options.cores)
                 runs[name].append(result)
                 print(f"round {round_ + 1} {name}: snakemake {result['cpu']:.1f} CPU-s in {result['wall']:.0f} s "
+                      f"(exited after {result['process_wall']:.0f} s) "
                       f"(load {result['load'][0]:.1f} -> {result['load'][1]:.1f})", flush=True)
     n_jobs = 3 * options.jobs + 1
     base = None
