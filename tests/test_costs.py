@@ -9,7 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrbv.workflow.costs import DEFAULT_EXPONENTS, FEATURES, fit_group, fit_models
+from ltrbv.workflow import costs
+from ltrbv.workflow.costs import DEFAULT_EXPONENTS, EXPONENT_BOUNDS, FEATURES, fit_group, fit_models
+
+
+@pytest.fixture
+def no_prior(monkeypatch):
+    """The least-squares fit alone: the prior's pseudo-observations weigh LOG_NOISE / EXPONENT_PRIOR, here 0, so a
+    noise-free law is recovered exactly (the prior's own effect is tested below)."""
+    monkeypatch.setattr(costs, "LOG_NOISE", 0.0)
 
 
 def rows(law, keys, sizes, noise=0.0, seed=0, **fixed):
@@ -34,7 +42,7 @@ def power(e_docs=1.3, e_list=0.0, e_trees=1.0):
     return lambda key, x: K[key] * x["docs"] ** e_docs * x["list_length"] ** e_list * x["trees"] ** e_trees
 
 
-def test_two_sizes_recover_a_known_exponent_and_every_intercept():
+def test_two_sizes_recover_a_known_exponent_and_every_intercept(no_prior):
     table = rows(power(1.3), K, [1_000, 4_000], trees=10.0)
     model = fit_group(table, ("train_model", "forest-point"))
     assert model.exponents["docs"] == pytest.approx(1.3, abs=1e-9)
@@ -47,7 +55,7 @@ def test_two_sizes_recover_a_known_exponent_and_every_intercept():
     assert model.exponents["docs"] == pytest.approx(slope, abs=1e-9)
 
 
-def test_a_key_measured_at_one_size_borrows_its_groups_exponent():
+def test_a_key_measured_at_one_size_borrows_its_groups_exponent(no_prior):
     sizes = {"a": [1_000, 4_000], "b": [1_000, 4_000], "c": [2_000]}
     model = fit_group(rows(power(1.3), K, sizes), ("train_model", "forest-point"))
     work, _, source = model.work(("train_model", "c", "", "d"), {**dict.fromkeys(FEATURES, 1.0), "docs": 700_000.0})
@@ -69,7 +77,7 @@ def test_a_held_out_size_is_predicted_within_noise():
     assert max(map(abs, errors)) < 0.2
 
 
-def test_a_constant_work_is_separated_with_three_sizes():
+def test_a_constant_work_is_separated_with_three_sizes(no_prior):
     law = lambda key, x: 0.8 + K[key] * x["docs"] ** 1.2  # noqa: E731  (kernel loading + the variable part)
     table = rows(law, K, [500, 2_000, 8_000])
     model = fit_group(table, ("train_model", "forest-point"))
@@ -99,7 +107,7 @@ def test_features_not_varied_within_a_key_keep_their_prior_and_widen_the_uncerta
     assert 0 < near < far < longer  # farther from the calibration, and an assumed exponent: wider
 
 
-def test_list_length_is_fitted_where_a_key_varies_it():
+def test_list_length_is_fitted_where_a_key_varies_it(no_prior):
     law = power(1.0, e_list=0.7)
     table = pd.concat([rows(law, K, [1_000, 4_000], list_length=30.0),
                        rows(law, K, [1_000, 4_000], list_length=120.0)])
@@ -107,7 +115,7 @@ def test_list_length_is_fitted_where_a_key_varies_it():
     assert "list_length" in model.fitted and model.exponents["list_length"] == pytest.approx(0.7, abs=1e-9)
 
 
-def test_the_exponent_error_is_measured_on_the_largest_size():
+def test_the_exponent_error_is_measured_on_the_largest_size(no_prior):
     # the true exponent bends: 1.0 up to 16,000 documents, 1.5 from there to the largest size; refitted on the
     # three smaller sizes (exponent 1, no constant) the model misses the largest by 0.5 log 4 over log(64k / 4k)
     law = lambda key, x: K[key] * x["docs"] * (max(x["docs"] / 16_000, 1.0) ** 0.5)  # noqa: E731
@@ -140,3 +148,42 @@ def test_what_the_calibration_lacks_is_priced_by_a_fallback_with_a_wider_range()
 def test_an_empty_calibration_is_refused():
     with pytest.raises(ValueError, match="no calibration jobs"):
         fit_models(pd.DataFrame())
+
+
+def test_a_constant_is_fitted_only_where_one_key_has_three_sizes():
+    # three distinct sizes in the group, but each key (here: a data set's) has two: the constant would be told apart
+    # from the exponent by the keys' intercepts alone, which absorb any difference between keys
+    law = lambda key, x: 0.8 + K[key] * x["docs"] ** 1.2  # noqa: E731
+    table = rows(law, K, {"a": [500, 2_000], "b": [1_000, 4_000], "c": [2_000, 8_000]})
+    model = fit_group(table, ("train_model", "forest-point"))
+    assert model.sizes == 2 and model.w0 == 0.0
+
+
+def test_fitted_exponents_stay_in_their_bounds_where_the_work_is_mostly_constant():
+    # the calibration of a real rule (rf-rand, 10 trees, MSLR-shaped, 2026-11-27): 1.07, 1.00, 1.49 CPU-s at 1,944,
+    # 7,178 and 29,473 documents; a free fit of w0 + c x^e put e at 8.05 and priced 723,412 documents at 10^29 s
+    table = pd.DataFrame([{"rule": "train_model", "learner": "rf-rand", "setting": "", "dataset": "mslr10k",
+                           "family": "forest-rand", "startup": 0.5, "work": work, "docs": docs, "list_length": 120.0,
+                           "trees": 10.0, "models": 1.0, "inputs": 1.0}
+                          for docs, work in ((1_944, 1.073), (7_178, 0.999), (29_473, 1.490))])
+    model = fit_group(table, ("train_model", "forest-rand"))
+    low, high = EXPONENT_BOUNDS
+    assert low <= model.exponents["docs"] <= high
+    work, _, _ = model.work(("train_model", "rf-rand", "", "mslr10k"),
+                            {"docs": 723_412.0, "list_length": 120.0, "trees": 10.0, "models": 1.0, "inputs": 1.0})
+    assert work < 1.49 * (723_412 / 29_473) ** high  # at most quadratic beyond the largest size
+    # with the prior, the data's near-constant work keeps the exponent near linear: at most 1.5 (the free fit: 8.05)
+    assert model.exponents["docs"] < 1.5
+
+
+def test_the_prior_shrinks_a_measured_exponent_by_little(monkeypatch):
+    # noise-free 1.9 (inside the bounds) from three keys at two sizes 4x apart: the posterior mode is the closed form
+    # (sum of squared log-size deviations S, prior weight w): e = (S * 1.9 + w^2 * 1) / (S + w^2)
+    table = rows(power(1.9), K, [1_000, 4_000])
+    shrunk = fit_group(table, ("train_model", "forest-point")).exponents["docs"]
+    spread = 3 * 2 * (math.log(4) / 2) ** 2
+    weight = costs.LOG_NOISE / costs.EXPONENT_PRIOR
+    assert shrunk == pytest.approx((spread * 1.9 + weight ** 2 * 1.0) / (spread + weight ** 2), abs=1e-9)
+    assert 1.85 < shrunk < 1.9
+    monkeypatch.setattr(costs, "LOG_NOISE", 0.0)
+    assert fit_group(table, ("train_model", "forest-point")).exponents["docs"] == pytest.approx(1.9, abs=1e-9)
