@@ -207,9 +207,10 @@ def test_strength_curve_steps_by_the_listwise_gains(exploration):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_level_index_merge_equals_a_stable_sort_of_the_nodes_groups(seed):
-    """``_levels.level_index`` merges the slots' descending group lists; the scan's dirty-list order (hence the
-    summation order, hence the trees' bits) needs exactly the order of a stable sort by descending score, with ties
-    across slots in slot order: compared with numpy's stable argsort on random nodes with many tied scores."""
+    """``_levels.level_index``: the scan's dirty-list order (hence the summation order, hence the trees' bits) needs
+    exactly the order of a stable sort of the node's groups by descending score, ties across slots in slot order,
+    grouped into levels: compared with numpy's stable argsort on random nodes with many tied scores (a faster merge
+    of the slots' sorted lists must pass it too)."""
     from ltrbv.forest._levels import level_index, make_workspace, unused_data
 
     rng = np.random.default_rng(seed)
@@ -226,7 +227,7 @@ def test_the_level_index_merge_equals_a_stable_sort_of_the_nodes_groups(seed):
         ws.group_slot[lo:lo + scores.size] = slot
         ws.g_offsets[slot + 1] = lo + scores.size
     n_groups = int(ws.g_offsets[n_slots])
-    n_levels = level_index(ws, n_slots)
+    n_levels = level_index(ws, n_groups)
     order = np.argsort(-ws.g_score[:n_groups], kind="stable")
     expected_levels, expected_offsets = [], [0]
     for k, g in enumerate(order):

@@ -260,70 +260,19 @@ def node_groups(ws, data, labels, samples, start, end, s_node):
     return n_slots
 
 
-@njit(cache=True, inline="always")
-def _heap_before(ws, cur, a, b):
-    """Slot a's current group comes before slot b's: higher score, or the same score and a lower slot (the order of
-    a stable sort of the node's groups by descending score, groups being laid out slot by slot)."""
-    sa = ws.g_score[cur[a]]
-    sb = ws.g_score[cur[b]]
-    return sa > sb or (sa == sb and a < b)
-
-
-@njit(cache=True, inline="always")
-def _sift_down(ws, cur, heap, size, i):
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            return
-        if child + 1 < size and _heap_before(ws, cur, heap[child + 1], heap[child]):
-            child += 1
-        if not _heap_before(ws, cur, heap[child], heap[i]):
-            return
-        heap[i], heap[child] = heap[child], heap[i]
-        i = child
-
-
 @njit(cache=True)
-def level_index(ws, n_slots):
+def level_index(ws, n_groups):
     """The node's level index: distinct group scores descending; the slots with a group at level v are
-    level_slots[level_offsets[v]:level_offsets[v + 1]] (in slot order).  Returns the number of levels.
-
-    Each slot's groups are already in descending score (a query's levels are distinct), so the index is a k-way
-    merge of the slots' lists through a binary heap of slots, O(P log slots) for P groups, where a sort of all
-    groups was O(P log P) (12.6% of an RF-list tree at 0.63 on MSLR-shaped data).  It borrows two slot arrays of
-    the feature scan as its scratch (``dirty``: the heap; ``slot_left_n``: each slot's next group), which the scan
-    sets before reading."""
-    heap = ws.dirty
-    cur = ws.slot_left_n
-    size = 0
-    for slot in range(n_slots):
-        if ws.g_offsets[slot] < ws.g_offsets[slot + 1]:
-            cur[slot] = ws.g_offsets[slot]
-            i = size
-            heap[i] = slot
-            size += 1
-            while i > 0:  # sift up
-                parent = (i - 1) >> 1
-                if not _heap_before(ws, cur, heap[i], heap[parent]):
-                    break
-                heap[i], heap[parent] = heap[parent], heap[i]
-                i = parent
+    level_slots[level_offsets[v]:level_offsets[v + 1]].  Returns the number of levels."""
     n_levels = 0
     ws.level_offsets[0] = 0
-    k = 0
-    while size > 0:
-        slot = heap[0]
-        g = cur[slot]
-        if n_levels == 0 or ws.g_score[g] != ws.levels[n_levels - 1]:
-            ws.levels[n_levels] = ws.g_score[g]
-            n_levels += 1
-        ws.level_slots[k] = slot
-        k += 1
-        ws.level_offsets[n_levels] = k
-        if g + 1 < ws.g_offsets[slot + 1]:
-            cur[slot] = g + 1
-        else:
-            size -= 1
-            heap[0] = heap[size]
-        _sift_down(ws, cur, heap, size, 0)
+    if n_groups > 0:
+        order = np.argsort(-ws.g_score[:n_groups], kind="mergesort")
+        for k in range(n_groups):
+            g = order[k]
+            if n_levels == 0 or ws.g_score[g] != ws.levels[n_levels - 1]:
+                ws.levels[n_levels] = ws.g_score[g]
+                n_levels += 1
+            ws.level_slots[k] = ws.group_slot[g]
+            ws.level_offsets[n_levels] = k + 1
     return n_levels

@@ -37,7 +37,7 @@ incremental (issue 12; design in ``../shared/design/listwise-split-search``):
   is exactly 0.
 
 Per node, with n documents, q touched queries, P = sum of their other-leaf levels, V distinct levels
-and K features: set-up O(n + P log S) for S slots (a merge of the slots' sorted groups) plus the before values (NDCG also P * min(n_q, 8) for its
+and K features: set-up O(n + P log P) plus the before values (NDCG also P * min(n_q, 8) for its
 shift tables); per feature O(n log n) for the sort (``thresholds: hist``: O(n + 256), a counting sort by bin,
 ``_splitter.counting_sort_keys``, and at most 255 candidates) plus, per candidate, O(log V) for the two level
 classes, O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
@@ -150,7 +150,7 @@ def listwise_search(value_of, reach_of, swapped_of):
         n = end - start
         weights = data.weight
         n_slots = node_groups(ws, data, labels, samples, start, end, s_node)
-        n_levels = level_index(ws, n_slots)
+        n_levels = level_index(ws, ws.g_offsets[n_slots])
         shift_tables = node_tables(code, data, ws, n_slots, s_node)
         label_total = 0.0
         for i in range(start, end):
