@@ -9,7 +9,7 @@ import yaml
 from conftest import REPO
 from ltrbv.cli import main
 from ltrbv.workflow.dryrun import Job
-from ltrbv.workflow.plan import calibration_targets, dry_run, merge
+from ltrbv.workflow.plan import dry_run, merge
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +39,6 @@ def test_paper_grid_has_every_study_job(paper_plan):
     assert counts["total"] == len(jobs) + 1  # + rule all
     p_points = {j.get("setting") for j in jobs if j.rule == "train_biasvar_twofold"}
     assert "subsample=0.63" not in p_points and "subsample=0.5" in p_points
-
-
-def test_calibration_targets_cover_each_learner_and_setting_once(paper_plan):
-    jobs, _, _ = paper_plan
-    targets = calibration_targets(jobs)
-    keys = {(j.rule, j.get("learner"), j.get("setting")) for j in jobs
-            if j.rule in ("train_model", "train_biasvar_bootstrap", "train_biasvar_twofold")}
-    assert len(targets) == len(keys) == len(set(targets))
 
 
 DEMO = REPO / "config" / "demo.yaml"

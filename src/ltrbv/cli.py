@@ -173,7 +173,7 @@ def _check_config(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from .workflow.costs import FEATURES, fit_models
-    from .workflow.plan import (MODEL_RULES, SizeTable, calibration_costs, calibration_targets, dry_run, estimate,
+    from .workflow.plan import (MODEL_RULES, SizeTable, calibration_costs, dry_run, estimate,
                                 expanded_config, merged_config)
 
     _check_config_files(args.configfile)
@@ -182,9 +182,6 @@ def _plan(args: argparse.Namespace) -> int:
     mapping = _sizes(args.sizes)
     costs = calibration_costs(args.calibration) if args.calibration else None  # checked before the dry run
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
-    if args.calibration_targets:
-        print("\n".join(calibration_targets(jobs)))
-        return 0
     print(f"{counts.get('total', len(jobs))} jobs (snakemake --dry-run" + (", placeholder folds" if args.placeholders
                                                                            else "") + "):")
     for rule, count in counts.items():
@@ -330,9 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="replace existing Fold*/{train,vali,test}.txt files (default: refuse to write over them)")
     syn.set_defaults(func=_synthetic)
 
-    plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from a calibration run",
+    plan = sub.add_parser("plan", help="job count of a config (dry run) and its core-hours from calibration runs",
                           description="List a config's jobs per rule by a Snakemake dry run; with --calibration, "
-                          "estimate their core-hours from the benchmark files of a small calibration run "
+                          "price every job with cost models fitted on calibration runs made by "
+                          "tests/benchmarks/calibrate_costs.py, with their uncertainty "
                           "(docs/cluster.md#planning-the-full-reproduction-jobs-and-core-hours).",
                           epilog=example("ltrbv plan --configfile config/paper.yaml --placeholders"))
     plan.add_argument("--configfile", nargs="+", default=[], help="config files, merged in order as snakemake --configfile merges them (none: the demo, config/demo.yaml)")
@@ -344,8 +342,6 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--sizes", nargs="+", metavar="DATASET=NAME",
                       help="price an absent data set at a published data set's sizes, e.g. yahoo=Yahoo-set1 (a data "
                       "set named by a manifest alias, e.g. mslr10k, needs none)")
-    plan.add_argument("--calibration-targets", action="store_true",
-                      help="print one training target per (rule, learner, setting): a small calibration run")
     plan.set_defaults(func=_plan)
 
     check = sub.add_parser("check-config", description="Check config files as the workflow does before any job: "

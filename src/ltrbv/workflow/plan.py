@@ -30,7 +30,6 @@ from snakemake.utils import update_config
 
 from . import paths
 from .datasets import SPLITS, raw_file
-from ..sections.biasvar.grid import STUDY_PREDICTION
 from .costs import CostModels
 from .dryrun import Job, job_counts, parse_jobs
 from .logs import CPU_LINE_PATTERN as CPU_LINE
@@ -368,28 +367,3 @@ def estimate(jobs: list[Job], config: dict, sizes: SizeTable, models: CostModels
     for column in ("core_hours", "low", "high"):
         grouped[column] = grouped[column] / 3600
     return grouped
-
-
-def calibration_targets(jobs: list[Job]) -> list[str]:
-    """One training job per (rule, learner, setting) of the plan: what a small calibration run needs."""
-    seen, targets = set(), []
-    for job in jobs:
-        if job.rule not in TRAINING_RULES:
-            continue
-        key = (job.rule, job.get("learner"), job.get("setting"))
-        if key in seen:
-            continue
-        seen.add(key)
-        if job.rule in CALIBRATION_TARGETS:
-            targets.append(paths.fill(CALIBRATION_TARGETS[job.rule], **dict(job.wildcards)))
-    return targets
-
-
-#: the test prediction file of a training rule's job, filled with the job's wildcards
-CALIBRATION_TARGETS = {
-    "train_model": paths.fill(paths.PREDICTION, run=paths.SEED_RUN, file="test.scores"),
-    # a study job's first model (its job makes them all)
-    "train_biasvar_bootstrap": paths.fill(STUDY_PREDICTION, scheme="bootstrap", replicate="1", file="test.scores"),
-    "train_biasvar_twofold": paths.fill(STUDY_PREDICTION, scheme="twofold", replicate="1a", file="test.scores"),
-    "bag_submodel": paths.fill(paths.SUBMODEL, file="test.scores"),
-}
