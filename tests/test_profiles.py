@@ -50,6 +50,32 @@ def test_without_a_profile_snakemake_wakes_every_second(tmp_path):
     assert limit(tmp_path, "--workflow-profile", "none") == "Submitting maximum 100 job(s) over 1.0 second(s)."
 
 
+SCHEDULER_SNAKEFILE = ('from ltrbv.workflow.rate_timers import cancel_rate_timers\n'
+                       'rule all:\n    output: "x.txt"\n    run:\n'
+                       '        open(output[0], "w").write(workflow.scheduling_settings.scheduler)\n'
+                       'onsuccess:\n    cancel_rate_timers()\n')
+
+
+def scheduler(tmp_path, *args) -> str:
+    shutil.copytree(REPO / "profiles", tmp_path / "profiles")
+    (tmp_path / "Snakefile").write_text(SCHEDULER_SNAKEFILE)
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return (tmp_path / "x.txt").read_text()
+
+
+@pytest.mark.parametrize("args", [(), ("--workflow-profile", "profiles/local")], ids=["default", "local"])
+def test_the_profiles_choose_the_greedy_scheduler(tmp_path, args):
+    """Snakemake's ILP scheduler starts a CBC process at every pass with more ready jobs than free cores
+    (tests/benchmarks/bench_scheduler.py); the workflow has no priorities or temp files for it to weigh."""
+    assert scheduler(tmp_path, *args) == "greedy"
+
+
+def test_without_a_profile_snakemake_schedules_by_ilp(tmp_path):
+    assert scheduler(tmp_path, "--workflow-profile", "none") == "ilp"
+
+
 def test_the_projects_workflow_exits_when_its_last_job_is_done(tmp_path):
     """With the default profile's 60 s timespan and no cancelling, Snakemake sat idle ~60 s after "100% done"."""
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(tiny_config()))

@@ -19,7 +19,11 @@ no CPU of its own), each followed by an evaluation job, then one summary, is run
 (name=extra snakemake arguments, split on commas) in a fresh folder; a launcher records Snakemake's own CPU
 (``getrusage(RUSAGE_SELF)``, all its threads) and the wall time.  Jobs sleep, so every CPU second measured is
 Snakemake's; the settings alternate (``--rounds``) and the table gives each one's median CPU per wall second
-and per job, with its ratio to the first setting.
+and per job, with its ratio to the first setting.  The launcher also records its child processes' CPU: the jobs'
+shells (the same work under every setting) and the ILP solver (Snakemake's default scheduler starts pulp's CBC
+as a process for a pass with more ready jobs than free cores; ``--scheduler greedy`` does not), so comparing the
+schedulers needs the second ratio, e.g. ``--setting ilp=--max-jobs-per-timespan=10000/60s
+--setting greedy=--max-jobs-per-timespan=10000/60s,--scheduler=greedy``.
 """
 
 from __future__ import annotations
@@ -78,8 +82,10 @@ except SystemExit as done:
 else:
     code = 0
 usage = resource.getrusage(resource.RUSAGE_SELF)
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
 with open(sys.argv[1], "w") as f:
-    json.dump({"cpu": usage.ru_utime + usage.ru_stime, "wall": time.time() - start, "code": code}, f)
+    json.dump({"cpu": usage.ru_utime + usage.ru_stime, "children": children.ru_utime + children.ru_stime,
+               "wall": time.time() - start, "code": code}, f)
 """
 
 
@@ -147,7 +153,8 @@ def main(argv: list[str] | None = None) -> None:
             for name in order:
                 result = run_once(folder, settings[name], options.cores)
                 runs[name].append(result)
-                print(f"round {round_ + 1} {name}: snakemake {result['cpu']:.1f} CPU-s in {result['wall']:.0f} s "
+                print(f"round {round_ + 1} {name}: snakemake {result['cpu']:.1f} CPU-s + its child processes "
+                      f"{result['children']:.1f} in {result['wall']:.0f} s "
                       f"(exited after {result['process_wall']:.0f} s) "
                       f"(load {result['load'][0]:.1f} -> {result['load'][1]:.1f})", flush=True)
     n_jobs = 3 * options.jobs + 1
@@ -156,10 +163,12 @@ def main(argv: list[str] | None = None) -> None:
           f"{options.rounds} rounds; Snakemake's own CPU (median):")
     for name, results in runs.items():
         cpu = statistics.median(r["cpu"] for r in results)
+        tree = statistics.median(r["cpu"] + r["children"] for r in results)
         wall = statistics.median(r["wall"] for r in results)
-        base = base or cpu
+        base = base or (cpu, tree)
         print(f"  {name:16s} {cpu:7.1f} CPU-s  {1000 * cpu / n_jobs:6.1f} ms/job  {100 * cpu / wall:5.1f}% of a core "
-              f"over {wall:.0f} s  ratio {cpu / base:.2f}  ({' '.join(settings[name]) or 'no extra arguments'})")
+              f"over {wall:.0f} s  ratio {cpu / base[0]:.2f}; with child processes {tree:7.1f} CPU-s, ratio "
+              f"{tree / base[1]:.2f}  ({' '.join(settings[name]) or 'no extra arguments'})")
     if options.json:
         Path(options.json).write_text(json.dumps({"jobs": options.jobs, "seconds": options.seconds,
                                                   "cores": options.cores, "settings": settings, "runs": runs},
