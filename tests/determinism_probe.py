@@ -6,7 +6,10 @@ subprocess per numpy SIMD setting and numba target CPU, as both are read once at
   and the LETOR text of the demo's Fold1 training split;
 * :mod:`ltrbv.exact_math`'s log, exp and normal quantile on a million arguments each (the generator's
   last bits; most of them are rounded or ranked away before they reach a feature value);
-* the predictions of small forests (RF-point, RF-list, RF-hybrid, RF-rand) trained on the MSLR-shaped data;
+* the ranking tables (metric discounts and gains, RF-list's NDCG discounts, the ERR criterion's tables, the
+  active estimators' discounts), which every metric and listwise split reads;
+* the predictions of small forests (RF-point, RF-list with NDCG, rank-power NDCG and ERR, RF-hybrid, RF-rand)
+  trained on the MSLR-shaped data;
 * which numpy SIMD features are in use and numba's target CPU, so the test can tell that a setting took.
 """
 
@@ -34,6 +37,8 @@ FORESTS = {
     "list": dict(splitting="list"),
     "hybrid": dict(splitting="hybrid", listwise_levels=3),
     "rand": dict(splitting="rand"),
+    "list-err": dict(splitting="list", listwise_objective="err"),
+    "list-rank-power": dict(splitting="list", discount="rank-power", discount_power=1.5),
 }
 
 
@@ -73,6 +78,25 @@ def forest_hashes() -> dict:
             for name, params in FORESTS.items()}
 
 
+def table_hashes() -> dict:
+    """The ranking tables every metric and listwise split reads (discounts, the ERR criterion's powers): numpy's
+    AVX-512 log2/log/power differ from the C library's in the last bit, so they come from ltrbv.exact_math."""
+    from ltrbv.active.moments import dcg_discount
+    from ltrbv.forest import _err, _ndcg
+    from ltrbv.metrics.measures import gains
+    from ltrbv.metrics.ranking import discount_table
+
+    q = generate_queries(SPECS["mslr60"])
+    offsets = np.concatenate(([0], np.cumsum(q.query_sizes))).astype(np.int64)
+    data = RankingData(X=q.X, labels=q.labels, query_offsets=offsets, qids=np.arange(q.query_sizes.size).astype(str),
+                       line_numbers=np.arange(1, offsets[-1] + 1))
+    err = _err.prepare(data, data.labels, data.n_queries)
+    return {"metrics": digest(discount_table("log2(r+1)", 5000), discount_table("letor4", 5000), gains(np.arange(6))),
+            "forest_ndcg": digest(*(_ndcg.cumulative_discounts(3000, name, 1.5) for name in
+                                    ("log2", "log-power", "rank-power"))),
+            "forest_err": digest(*err.tables), "active": digest(dcg_discount(np.arange(3000)))}
+
+
 def setting() -> dict:
     """The numpy SIMD features in use and numba's code generation target (triple, CPU, features)."""
     import numba  # noqa: F401 (imported by the forest already)
@@ -81,8 +105,9 @@ def setting() -> dict:
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     return {"numpy_simd": sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f)),
-            "numba_target": list(cpu_target.target_context.codegen().magic_tuple()[:2])}
+            "numba_target": list(cpu_target.target_context.codegen().magic_tuple())}
 
 
 if __name__ == "__main__":
-    json.dump({"generator": generator_hashes(), "exact_math": exact_math_hashes(), "forests": forest_hashes(), "setting": setting()}, sys.stdout)
+    json.dump({"generator": generator_hashes(), "exact_math": exact_math_hashes(), "tables": table_hashes(),
+               "forests": forest_hashes(), "setting": setting()}, sys.stdout)

@@ -48,3 +48,50 @@ def test_normal_quantile_against_scipy(rng):
 def test_outside_the_domain_refused(call, bad):
     with pytest.raises(ValueError, match="exact_math"):
         call(np.array(bad))
+
+
+# -- the ranking tables: correctly rounded, the same on every CPU ---------------------------------------------------
+
+def _nearest(value) -> float:
+    """float64 nearest to a decimal value computed at 80 digits (an independent, more precise computation)."""
+    return float(value)
+
+
+def test_log_tables_are_the_correctly_rounded_values():
+    import math
+    from decimal import Decimal, localcontext
+
+    k = np.arange(1, 3001)
+    log2, log = exact_math.log2_of_integers(k), exact_math.log_of_integers(k)
+    with localcontext() as ctx:
+        ctx.prec = 80
+        ln2 = Decimal(2).ln()
+        assert [_nearest(Decimal(int(v)).ln() / ln2) for v in k] == log2.tolist()
+        assert [_nearest(Decimal(int(v)).ln()) for v in k] == log.tolist()
+    # the C library's own functions agree below 1,621 (glibc 2.36; they are within 0.52 ulp, not always rounded)
+    assert log2[:1620].tolist() == [math.log2(v) for v in range(1, 1621)]
+    assert exact_math.log2_of_integers(np.array([[4, 8], [1, 1024]])).tolist() == [[2.0, 3.0], [0.0, 10.0]]
+
+
+def test_powers_are_the_correctly_rounded_values():
+    from decimal import Decimal, localcontext
+
+    x = 1.0 - 7.0 / 16.0
+    powers = exact_math.integer_powers(x, 400)
+    with localcontext() as ctx:
+        ctx.prec = 80
+        assert powers.tolist() == [_nearest(Decimal(x) ** j) for j in range(400)]
+        k = np.arange(1, 200)
+        assert exact_math.powers_of_integers(k, 1.5).tolist() == [_nearest(Decimal(int(v)) ** Decimal(1.5)) for v in k]
+        assert exact_math.powers_of_logs(k + 1, 1.5).tolist() == [
+            _nearest(Decimal(int(v) + 1).ln() ** Decimal(1.5)) for v in k]
+    assert exact_math.exp2_of_integers(np.arange(60)).tolist() == [float(2 ** j) for j in range(60)]
+
+
+@pytest.mark.parametrize("call", [lambda: exact_math.log2_of_integers(np.array([0, 1])),
+                                  lambda: exact_math.log_of_integers(np.array([1.5])),
+                                  lambda: exact_math.powers_of_integers(np.array([0]), 2.0),
+                                  lambda: exact_math.powers_of_logs(np.array([1]), 2.0)])
+def test_tables_outside_their_domain_refused(call):
+    with pytest.raises(ValueError):
+        call()

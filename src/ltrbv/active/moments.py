@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import exact_math
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 MEASURES = ("dcg", "err")
@@ -53,20 +54,20 @@ MEASURES = ("dcg", "err")
 # -- per-label values of eq. 1 and eq. 2 -------------------------------------------------
 def dcg_gains(n_labels: int) -> np.ndarray:
     """``2^y - 1`` for y = 0..|Y|-1 (eq. 1)."""
-    return np.exp2(np.arange(n_labels, dtype=np.float64)) - 1.0
+    return exact_math.exp2_of_integers(np.arange(n_labels)) - 1.0
 
 
 def err_probabilities(n_labels: int) -> np.ndarray:
     """``l_err(y) = (2^y - 1) / 2^y_max`` for y = 0..|Y|-1 (eq. 2)."""
-    return dcg_gains(n_labels) / np.exp2(n_labels - 1)
+    return dcg_gains(n_labels) / 2.0 ** (n_labels - 1)
 
 
 def dcg_discount(rank: np.ndarray) -> np.ndarray:
     """``1/log2(i+1)`` for 1-based ranks; 0 for rank 0 (document not returned)."""
-    rank = np.asarray(rank, dtype=np.float64)
-    out = np.zeros_like(rank)
+    rank = np.asarray(rank)
+    out = np.zeros(rank.shape, dtype=np.float64)
     present = rank > 0
-    out[present] = 1.0 / np.log2(rank[present] + 1.0)
+    out[present] = 1.0 / exact_math.log2_of_integers(rank[present] + 1)  # the same bits on every CPU
     return out
 
 
