@@ -4,7 +4,8 @@ Snakemake's default job-rate limit (100 jobs per second) wakes its scheduler eve
 wake-up stats the inputs of every ready job: a third of a core on a run of long jobs
 (tests/benchmarks/bench_scheduler.py).  ``profiles/default`` (used by any run that names no workflow profile, as
 the README's ``snakemake --cores N`` does) and ``profiles/local`` set a one-minute timespan instead; this checks,
-in a tiny workflow beside a copy of the repository's profiles, that Snakemake itself applies them, and that the
+in a tiny workflow beside a copy of the repository's profiles, that Snakemake itself applies them (and the greedy
+scheduler both profiles choose instead of Snakemake's ILP, which starts a solver process per pass), and that the
 project's workflow still exits when its last job is done (Snakemake's re-evaluation timers of one timespan each are
 not daemon threads; the Snakefile cancels them, ltrbv.workflow.rate_timers).
 """
