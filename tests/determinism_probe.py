@@ -7,7 +7,7 @@ subprocess per numpy SIMD setting and numba target CPU, as both are read once at
 * :mod:`ltrbv.exact_math`'s log, exp and normal quantile on a million arguments each (the generator's
   last bits; most of them are rounded or ranked away before they reach a feature value);
 * the ranking tables (metric discounts and gains, RF-list's NDCG discounts, the ERR criterion's tables, the
-  active estimators' discounts), which every metric and listwise split reads;
+  active estimators' discounts) and the entropy criterion's k log k, which every metric and split reads;
 * the predictions of small forests (RF-point, RF-list with NDCG, rank-power NDCG and ERR, RF-hybrid, RF-rand)
   trained on the MSLR-shaped data;
 * which numpy SIMD features are in use and numba's target CPU, so the test can tell that a setting took.
@@ -80,9 +80,9 @@ def forest_hashes() -> dict:
 
 def table_hashes() -> dict:
     """The ranking tables every metric and listwise split reads (discounts, the ERR criterion's powers): numpy's
-    AVX-512 log2/log/power differ from the C library's in the last bit, so they come from ltrbv.exact_math."""
+    AVX-512 log2/log/power differ from the C library's in the last bit, so they come from ltrbv.rounded."""
     from ltrbv.active.moments import dcg_discount
-    from ltrbv.forest import _err, _ndcg
+    from ltrbv.forest import _entropy, _err, _ndcg
     from ltrbv.metrics.measures import gains
     from ltrbv.metrics.ranking import discount_table
 
@@ -94,7 +94,8 @@ def table_hashes() -> dict:
     return {"metrics": digest(discount_table("log2(r+1)", 5000), discount_table("letor4", 5000), gains(np.arange(6))),
             "forest_ndcg": digest(*(_ndcg.cumulative_discounts(3000, name, 1.5) for name in
                                     ("log2", "log-power", "rank-power"))),
-            "forest_err": digest(*err.tables), "active": digest(dcg_discount(np.arange(3000)))}
+            "forest_err": digest(*err.tables), "active": digest(dcg_discount(np.arange(3000))),
+            "entropy": digest(_entropy.xlogx_table(500_000))}
 
 
 def setting() -> dict:

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ltrbv"
 #: bottom to top; a module's layer is that of the longest dotted prefix listed (``workflow.sections`` before
 #: ``workflow``)
 LAYERS = [
-    {"io", "input_files", "seeding", "checks", "provenance", "compile_lock", "exact_math", "numba_cache"},
+    {"io", "input_files", "seeding", "checks", "provenance", "compile_lock", "exact_math", "rounded", "numba_cache"},
     {"data", "metrics", "estimator"},
     {"forest", "evaluation", "tables", "plotting"},
     {"learners"},

@@ -16,8 +16,6 @@ are a few times slower than numpy's.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 _LN2_HI = 6.93147180369123816490e-01  # 0x3fe62e42fee00000: 32 trailing zero bits, k * _LN2_HI is exact
@@ -120,94 +118,3 @@ def normal_quantile(p) -> np.ndarray:
     out[tail] = np.where(qt < 0, -value, value)
     return out.reshape(shape)
 
-
-# -- tables: correctly rounded, from decimal arithmetic ------------------------------------------------------------
-# The ranking tables (discounts 1/log2(r+1), the ERR criterion's (1 - R)^j, rank powers r^beta) are small (one entry
-# per rank up to the longest list) and read by every metric and listwise split, so a last-bit difference between two
-# CPUs' numpy (its AVX-512 log2/log/power differ from the C library's in about 1 argument in 10^4) can flip a tie and
-# change a tree.  Python's decimal module computes in software, the same on every machine; at 40 digits each entry,
-# rounded once to float64, is the correctly rounded value (glibc's own log2/log/pow agree with it on every argument
-# below 1,621).  About 45 microseconds an entry, computed once per process and size.
-
-_DIGITS = 40
-
-
-def _decimal_context():
-    import decimal
-
-    return decimal.Context(prec=_DIGITS, rounding=decimal.ROUND_HALF_EVEN)
-
-
-@lru_cache(maxsize=None)
-def _log_table(n: int, base2: bool) -> np.ndarray:
-    from decimal import Decimal
-
-    context = _decimal_context()
-    ln2 = context.ln(Decimal(2))
-    values = [context.ln(Decimal(k)) for k in range(1, n + 1)]
-    table = np.array([float(context.divide(v, ln2)) if base2 else float(v) for v in values], dtype=np.float64)
-    table.flags.writeable = False
-    return table
-
-
-def log2_of_integers(k) -> np.ndarray:
-    """log2(k), correctly rounded, for integers k >= 1 (any array shape)."""
-    return _of_integers(k, True)
-
-
-def log_of_integers(k) -> np.ndarray:
-    """Natural log of integers k >= 1, correctly rounded."""
-    return _of_integers(k, False)
-
-
-def _of_integers(k, base2: bool) -> np.ndarray:
-    k = np.asarray(k)
-    if k.size == 0:
-        return np.zeros(k.shape, dtype=np.float64)
-    if not np.all(k == np.rint(k)) or k.min() < 1:
-        raise ValueError("log of integers: needs integers >= 1")
-    n = int(k.max())
-    size = 1 << max(6, (n - 1).bit_length())  # tables of 2^m entries: a few sizes per process, each computed once
-    return _log_table(size, base2)[k.astype(np.int64) - 1]
-
-
-def integer_powers(x: float, n: int) -> np.ndarray:
-    """x^j for j = 0 .. n-1, correctly rounded (x a float64, taken exactly)."""
-    from decimal import Decimal
-
-    context = _decimal_context()
-    base, value, out = Decimal(float(x)), Decimal(1), np.empty(n, dtype=np.float64)
-    for j in range(n):
-        out[j] = float(value)
-        value = context.multiply(value, base)
-    return out
-
-
-def powers_of_integers(k, power: float) -> np.ndarray:
-    """k^power, correctly rounded (almost always: decimal's non-integer power), for integers k >= 1."""
-    from decimal import Decimal
-
-    k = np.asarray(k)
-    if k.size and (not np.all(k == np.rint(k)) or k.min() < 1):
-        raise ValueError("powers of integers: needs integers >= 1")
-    context, exponent = _decimal_context(), Decimal(float(power))
-    return np.array([float(context.power(Decimal(int(v)), exponent)) for v in k.ravel()],
-                    dtype=np.float64).reshape(k.shape)
-
-
-def powers_of_logs(k, power: float) -> np.ndarray:
-    """ln(k)^power for integers k >= 2, correctly rounded (almost always)."""
-    from decimal import Decimal
-
-    k = np.asarray(k)
-    if k.size and (not np.all(k == np.rint(k)) or k.min() < 2):
-        raise ValueError("powers of logs: needs integers >= 2")
-    context, exponent = _decimal_context(), Decimal(float(power))
-    return np.array([float(context.power(context.ln(Decimal(int(v))), exponent)) for v in k.ravel()],
-                    dtype=np.float64).reshape(k.shape)
-
-
-def exp2_of_integers(k) -> np.ndarray:
-    """2^k for integers k (exact: ``ldexp``; numpy's exp2 takes a CPU-dependent path)."""
-    k = np.asarray(k)
-    return np.ldexp(1.0, k.astype(np.int64).astype(np.int32))

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import exact_math
+from .. import rounded
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 MEASURES = ("dcg", "err")
@@ -54,7 +54,7 @@ MEASURES = ("dcg", "err")
 # -- per-label values of eq. 1 and eq. 2 -------------------------------------------------
 def dcg_gains(n_labels: int) -> np.ndarray:
     """``2^y - 1`` for y = 0..|Y|-1 (eq. 1)."""
-    return exact_math.exp2_of_integers(np.arange(n_labels)) - 1.0
+    return rounded.exp2_of_integers(np.arange(n_labels)) - 1.0
 
 
 def err_probabilities(n_labels: int) -> np.ndarray:
@@ -67,7 +67,7 @@ def dcg_discount(rank: np.ndarray) -> np.ndarray:
     rank = np.asarray(rank)
     out = np.zeros(rank.shape, dtype=np.float64)
     present = rank > 0
-    out[present] = 1.0 / exact_math.log2_of_integers(rank[present] + 1)  # the same bits on every CPU
+    out[present] = 1.0 / rounded.log2_of_integers(rank[present] + 1)  # the same bits on every CPU
     return out
 
 

@@ -61,7 +61,7 @@ per-(query, shift) prefix tables of the shifted groups between s_B and s_T as ND
 from __future__ import annotations
 
 import numpy as np
-from .. import exact_math
+from .. import rounded
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 from ._levels import ListwiseData, listwise_data
@@ -81,9 +81,9 @@ def prepare(train, labels: np.ndarray, n_tree_queries: int) -> ListwiseData:
         raise ValueError(f"listwise_objective 'err' packs each score level's label counts into one float64: "
                          f"(largest query size + 1) ** max_grade = {base} ** {n_grades} exceeds 2 ** 53")
     # the same bits on every CPU (numpy's AVX-512 power differs from the C library's in the last bit): 2^g exact,
-    # (1 - R_g)^j correctly rounded (ltrbv.exact_math), the packed codes base^(l-1) exact integers
-    stop = (exact_math.exp2_of_integers(np.arange(n_grades + 1)) - 1.0) / 2.0**n_grades
-    pass_power = np.ascontiguousarray(np.stack([exact_math.integer_powers(1.0 - r, base) for r in stop]))
+    # (1 - R_g)^j correctly rounded (ltrbv.rounded), the packed codes base^(l-1) exact integers
+    stop = (rounded.exp2_of_integers(np.arange(n_grades + 1)) - 1.0) / 2.0**n_grades
+    pass_power = np.ascontiguousarray(np.stack([rounded.integer_powers(1.0 - r, base) for r in stop]))
     inverse = 1.0 / np.maximum(np.arange(base + 1, dtype=np.float64), 1.0)  # 1 / i (ranks, counts <= base)
     code_of_grade = np.array([0.0] + [float(base ** (g - 1)) for g in range(1, n_grades + 1)])
     codes = code_of_grade[np.clip(labels, 0, n_grades)]

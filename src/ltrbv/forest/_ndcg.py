@@ -23,7 +23,7 @@ class look-ups plus a handful of table reads.
 from __future__ import annotations
 
 import numpy as np
-from .. import exact_math
+from .. import rounded
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 from ._levels import ListwiseData, listwise_data
@@ -46,13 +46,13 @@ def cumulative_discounts(max_rank: int, discount: str = "log2", power: float = 1
     ``rank-power``: k^beta (eq. 15, beta = power).
     With ``truncation`` k0, ranks beyond k0 get weight 0 (NDCG@k0).
     """
-    k = np.arange(1, max_rank + 1)  # correctly rounded tables: the same bits on every CPU (ltrbv.exact_math)
+    k = np.arange(1, max_rank + 1)  # correctly rounded tables: the same bits on every CPU (ltrbv.rounded)
     if discount == "log2":
-        weights = 1.0 / exact_math.log2_of_integers(k + 1)
+        weights = 1.0 / rounded.log2_of_integers(k + 1)
     elif discount == "log-power":
-        weights = 1.0 / exact_math.powers_of_logs(k + 1, power)
+        weights = 1.0 / rounded.powers_of_logs(k + 1, power)
     elif discount == "rank-power":
-        weights = 1.0 / exact_math.powers_of_integers(k, power)
+        weights = 1.0 / rounded.powers_of_integers(k, power)
     else:
         raise ValueError(f"unknown discount {discount!r}: log2, log-power or rank-power")
     if truncation is not None:
@@ -75,7 +75,7 @@ def ideal_dcg(gains: np.ndarray, query_offsets: np.ndarray, cum_discount: np.nda
 def prepare(train, labels: np.ndarray, n_tree_queries: int, discount: str = "log2", discount_power: float = 1.0,
             truncation: int | None = None) -> ListwiseData:
     """The NDCG set-up shared by all trees of a fit: gains 2^l - 1, 1/IDCG per query, the discount table."""
-    gains = exact_math.exp2_of_integers(labels) - 1.0
+    gains = rounded.exp2_of_integers(labels) - 1.0
     cum_discount = cumulative_discounts(int(train.query_sizes.max()), discount, discount_power, truncation)
     ideal = ideal_dcg(gains, train.query_offsets, cum_discount)
     inverse_ideal = np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from .. import exact_math
+from .. import rounded
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 from ..compile_lock import first_call
 from ..data.ranking_data import RankingData
@@ -44,7 +44,7 @@ def strength_curve(tree, data: RankingData, setup: tuple | None = None) -> np.nd
 def ndcg_setup(data: RankingData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gains, ideal DCG per query, cumulative log2 discounts) of ``data``: RF-list's own set-up
     (:mod:`._ndcg`), untruncated, the same for every tree."""
-    gain = exact_math.exp2_of_integers(data.labels) - 1.0
+    gain = rounded.exp2_of_integers(data.labels) - 1.0
     cumulative_discount = cumulative_discounts(int(data.query_sizes.max()) if data.n_queries else 0, "log2")
     return gain, ideal_dcg(gain, data.query_offsets, cumulative_discount), cumulative_discount
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .. import exact_math
+from .. import rounded
 from ..compile_lock import first_call
 from .conventions import Convention, get_convention
 from .names import MetricSpec, parse_measure
@@ -35,7 +35,7 @@ def gains(labels: np.ndarray, gain: str = "exp") -> np.ndarray:
         return labels.astype(np.float64)
     if gain != "exp":
         raise ValueError(f"unknown gain {gain!r}; known: exp, linear")
-    return exact_math.exp2_of_integers(labels) - 1.0  # exact; numpy's exp2 takes a CPU-dependent path
+    return rounded.exp2_of_integers(labels) - 1.0  # exact; numpy's exp2 takes a CPU-dependent path
 
 
 def _ranked_only(ranked: RankedQueries, values: np.ndarray) -> np.ndarray:

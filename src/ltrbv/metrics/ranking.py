@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import exact_math
+from .. import rounded
 from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba_cache)
 
 TIE_TREATMENTS = ("input-order", "expected", "docid")
@@ -52,12 +52,12 @@ def discount_table(discount: str, max_rank: int) -> np.ndarray:
     """
     ranks = np.arange(max_rank + 1)
     table = np.zeros(max_rank + 1, dtype=np.float64)
-    # log2 correctly rounded (ltrbv.exact_math): numpy's AVX-512 log2 differs from the C library's in the last bit
+    # log2 correctly rounded (ltrbv.rounded): numpy's AVX-512 log2 differs from the C library's in the last bit
     if discount == "log2(r+1)":
-        table[1:] = 1.0 / exact_math.log2_of_integers(ranks[1:] + 1)
+        table[1:] = 1.0 / rounded.log2_of_integers(ranks[1:] + 1)
     elif discount == "letor4":
         table[1:3] = 1.0
-        table[3:] = 1.0 / exact_math.log2_of_integers(ranks[3:])
+        table[3:] = 1.0 / rounded.log2_of_integers(ranks[3:])
     else:
         raise ValueError(f"unknown discount {discount!r}")
     return table
