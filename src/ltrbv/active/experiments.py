@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import exact_math
 from ..seeding import derive_seed
 from .estimation import run_repetitions
 from .moments import expected_difference, expected_measure, true_measure
@@ -133,10 +134,11 @@ def budget_to_reach(budgets: np.ndarray, errors: np.ndarray, target: float) -> f
     if below.size == 0 or target <= 0:
         return float("nan")
     k = below[0]
-    x0, x1 = np.log(budgets[k - 1]), np.log(budgets[k])
-    y0, y1 = np.log(errors[k - 1]), np.log(max(errors[k], 1e-300))
-    t = 0.0 if y1 == y0 else (np.log(target) - y0) / (y1 - y0)
-    return float(np.exp(x0 + t * (x1 - x0)))
+    # log-log interpolation with exact_math's log and exp: numpy's take a CPU-dependent path (AVX-512, glibc's FMA)
+    x0, x1, y0, y1, log_target = (float(v) for v in exact_math.log(
+        [budgets[k - 1], budgets[k], errors[k - 1], max(errors[k], 1e-300), target]))
+    t = 0.0 if y1 == y0 else (log_target - y0) / (y1 - y0)
+    return float(exact_math.exp(x0 + t * (x1 - x0)))
 
 
 def label_savings(table: pd.DataFrame, error: str = "abs_error", baseline: str = "passive",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import exact_math
 from .moments import (
     expected_difference,
     expected_measure,
@@ -35,7 +36,7 @@ def query_costs(query_offsets: np.ndarray, features: np.ndarray | None = None,
         per_doc = np.ones(int(query_offsets[-1]))
     else:
         lengths = np.maximum(np.asarray(features[:, int(length_feature) - 1], dtype=np.float64), 0.0)
-        per_doc = 1.0 + np.log1p(lengths)
+        per_doc = 1.0 + exact_math.log(1.0 + lengths)  # numpy's log1p takes a CPU-dependent path (AVX-512)
     query = np.repeat(np.arange(sizes.size), sizes)
     costs = np.bincount(query, weights=per_doc, minlength=sizes.size)
     if np.any(costs <= 0):
