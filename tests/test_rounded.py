@@ -65,7 +65,8 @@ def test_powers_are_the_correctly_rounded_values():
 @pytest.mark.parametrize("call", [lambda: rounded.log2_of_integers(np.array([0, 1])),
                                   lambda: rounded.log_of_integers(np.array([1.5])),
                                   lambda: rounded.powers_of_integers(np.array([0]), 2.0),
-                                  lambda: rounded.powers_of_logs(np.array([1]), 2.0)])
+                                  lambda: rounded.powers_of_logs(np.array([1]), 2.0),
+                                  lambda: rounded.exp2_of_integers(np.array([1.5]))])
 def test_tables_outside_their_domain_refused(call):
     with pytest.raises(ValueError):
         call()

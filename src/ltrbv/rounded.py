@@ -123,4 +123,6 @@ def powers_of_logs(k, power: float) -> np.ndarray:
 def exp2_of_integers(k) -> np.ndarray:
     """2^k for integers k (exact: ``ldexp``; numpy's exp2 takes a CPU-dependent path)."""
     k = np.asarray(k)
+    if k.size and not np.all(k == np.rint(k)):
+        raise ValueError("2^k of integers: needs integers (a label that is not a whole number?)")
     return np.ldexp(1.0, k.astype(np.int64).astype(np.int32))
