@@ -63,6 +63,13 @@ def _log_table(n: int, base2: bool) -> np.ndarray:
     return table
 
 
+def _check_whole(k: np.ndarray, least, what: str) -> None:
+    """Refuse values that are not whole numbers (or below ``least``): a table is indexed by them."""
+    if k.size and (not np.all(k == np.rint(k)) or (least is not None and k.min() < least)):
+        raise ValueError(f"{what}: needs whole numbers" + (f" >= {least}" if least is not None else "")
+                         + " (a label or rank that is not a whole number?)")
+
+
 def log2_of_integers(k) -> np.ndarray:
     """log2(k), correctly rounded, for integers k >= 1 (any array shape)."""
     return _of_integers(k, True)
@@ -77,8 +84,7 @@ def _of_integers(k, base2: bool) -> np.ndarray:
     k = np.asarray(k)
     if k.size == 0:
         return np.zeros(k.shape, dtype=np.float64)
-    if not np.all(k == np.rint(k)) or k.min() < 1:
-        raise ValueError("log of integers: needs integers >= 1")
+    _check_whole(k, 1, "log of integers")
     n = int(k.max())
     size = 1 << max(6, (n - 1).bit_length())  # tables of 2^m entries: a few sizes per process, each computed once
     return _log_table(size, base2)[k.astype(np.int64) - 1]
@@ -101,8 +107,7 @@ def powers_of_integers(k, power: float) -> np.ndarray:
     from decimal import Decimal
 
     k = np.asarray(k)
-    if k.size and (not np.all(k == np.rint(k)) or k.min() < 1):
-        raise ValueError("powers of integers: needs integers >= 1")
+    _check_whole(k, 1, "powers of integers")
     context, exponent = _decimal_context(), Decimal(float(power))
     return np.array([float(context.power(Decimal(int(v)), exponent)) for v in k.ravel()],
                     dtype=np.float64).reshape(k.shape)
@@ -113,8 +118,7 @@ def powers_of_logs(k, power: float) -> np.ndarray:
     from decimal import Decimal
 
     k = np.asarray(k)
-    if k.size and (not np.all(k == np.rint(k)) or k.min() < 2):
-        raise ValueError("powers of logs: needs integers >= 2")
+    _check_whole(k, 2, "powers of logs")
     context, exponent = _decimal_context(), Decimal(float(power))
     return np.array([float(context.power(context.ln(Decimal(int(v))), exponent)) for v in k.ravel()],
                     dtype=np.float64).reshape(k.shape)
@@ -123,6 +127,5 @@ def powers_of_logs(k, power: float) -> np.ndarray:
 def exp2_of_integers(k) -> np.ndarray:
     """2^k for integers k (exact: ``ldexp``; numpy's exp2 takes a CPU-dependent path)."""
     k = np.asarray(k)
-    if k.size and not np.all(k == np.rint(k)):
-        raise ValueError("2^k of integers: needs integers (a label that is not a whole number?)")
+    _check_whole(k, None, "2^k of integers")
     return np.ldexp(1.0, k.astype(np.int64).astype(np.int32))
