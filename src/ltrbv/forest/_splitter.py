@@ -6,7 +6,8 @@ feature constant at the node cannot split it and, as in scikit-learn, does not
 count towards K); each drawn feature's values at the node are gathered into
 the scratch bundle, and the criterion sorts them with its payload
 (``sort_keys``: a label for the pointwise criteria, a position for the
-listwise ones) and scans the boundaries.  Thresholds are midpoints between
+listwise ones; integer keys, sorted by ``radix_sort``, numba's generic sort
+was most of a tree's time) and scans the boundaries.  Thresholds are midpoints between
 consecutive distinct values, computed as scikit-learn does.
 
 ``best_pointwise_split`` asks a pointwise criterion (``_criteria.scan_boundaries``) for
@@ -38,8 +39,13 @@ from ._rng import randint, uniform
 # bin numbers): per feature of a pass, per-(bin, label) counts (flat, bin-major) of a node's histogram and the mask
 # of its non-empty bins (both all zero between passes) and the feature, the listwise counting sort's bin offsets and each bin's sortable value bits
 SplitScratch = namedtuple("SplitScratch", "feature_pool counters values keys node_labels left_counts bits buffer "
-                                          "binned bin_counts bin_mask bin_features bin_offsets bin_keys")
+                                          "binned bin_counts bin_mask bin_features bin_offsets bin_keys "
+                                          "sort_buffer sort_counts")
 N_BINS = 256  # bin numbers are uint8
+RADIX = 256  # radix_sort's digits are bytes
+KEY_BYTES = 8  # of an int64 key
+INSERTION_MAX = 16  # _quicksort sorts at most this many keys by insertion
+QUICKSORT_MAX = 256  # radix_sort sorts at most this many keys by _quicksort
 HIST_BATCH = 16  # features whose histograms one pass over a node's rows fills
 
 
@@ -57,6 +63,7 @@ def make_scratch(n, n_features, n_classes, samples_dtype_example, binned=False):
         binned, np.zeros((HIST_BATCH, N_BINS * n_classes), dtype=np.int32),
         np.zeros((HIST_BATCH, N_BINS // 64), dtype=np.uint64), np.zeros(HIST_BATCH, dtype=np.int64),
         np.zeros(N_BINS + 1, dtype=np.int64), bin_keys,
+        np.empty(n, dtype=np.int64), np.zeros((KEY_BYTES, RADIX), dtype=np.int64),
     )
 
 
@@ -131,10 +138,128 @@ def gather_feature(Xt, feature, samples, start, end, values):
 
 
 @njit(cache=True)
-def sort_keys(values, payload, shift, keys):
-    """keys = sortable_keys(values, payload, shift), sorted: the values in order with their payloads."""
+def sort_keys(values, payload, shift, keys, scratch):
+    """keys = sortable_keys(values, payload, shift), sorted: the values in order with their payloads.
+
+    A radix sort (``radix_sort``) of the integer keys; when the payload ascends with the input (the listwise
+    search's positions 0..n-1) the bytes that hold only payload bits are not sorted: a stable sort of the
+    higher bytes leaves them in input order, which is their order.
+    """
     sortable_keys(values, payload, shift, keys)
-    keys.sort()
+    ascending = True
+    for i in range(1, payload.size):
+        if payload[i] < payload[i - 1]:
+            ascending = False
+            break
+    radix_sort(keys, scratch.sort_buffer, scratch.sort_counts, shift // 8 if ascending else 0, (32 + shift + 7) // 8)
+
+
+@njit(cache=True, inline="always")
+def _insertion_sort(keys, lo, hi):
+    """Sort keys[lo:hi] ascending in place by insertion."""
+    for i in range(lo + 1, hi):
+        key = keys[i]
+        j = i - 1
+        while j >= lo and keys[j] > key:
+            keys[j + 1] = keys[j]
+            j -= 1
+        keys[j + 1] = key
+
+
+@njit(cache=True)
+def _quicksort(keys, stack):
+    """Sort int64 keys ascending in place: quicksort (median of three, Hoare's partition, the smaller part first
+    so that ``stack`` needs 2 * 64 entries), insertion sort below ``INSERTION_MAX`` keys; the compares are
+    inlined (numba's ``ndarray.sort`` calls a compare function per comparison)."""
+    top = 0
+    stack[0] = 0
+    stack[1] = keys.size
+    top = 2
+    while top > 0:
+        hi = stack[top - 1]
+        lo = stack[top - 2]
+        top -= 2
+        while hi - lo > INSERTION_MAX:
+            mid = (lo + hi) >> 1
+            a = keys[lo]
+            b = keys[mid]
+            c = keys[hi - 1]
+            if a > b:
+                a, b = b, a
+            if b > c:
+                b = c
+                if a > b:
+                    b = a
+            pivot = b
+            i = lo - 1
+            j = hi
+            while True:
+                i += 1
+                while keys[i] < pivot:
+                    i += 1
+                j -= 1
+                while keys[j] > pivot:
+                    j -= 1
+                if i >= j:
+                    break
+                keys[i], keys[j] = keys[j], keys[i]
+            # keys[lo:j + 1] <= pivot <= keys[j + 1:hi]
+            if j + 1 - lo < hi - (j + 1):
+                stack[top] = j + 1
+                stack[top + 1] = hi
+                top += 2
+                hi = j + 1
+            else:
+                stack[top] = lo
+                stack[top + 1] = j + 1
+                top += 2
+                lo = j + 1
+        _insertion_sort(keys, lo, hi)
+
+
+@njit(cache=True)
+def radix_sort(keys, buffer, counts, low_byte, high_byte):
+    """Sort non-negative int64 keys below 2 ** (8 * high_byte) ascending, in place.
+
+    Above ``QUICKSORT_MAX`` keys: least significant digit first over the bytes low_byte .. high_byte - 1, one
+    stable counting pass per byte that is not the same in every key (the order of the keys in the bytes below
+    low_byte is taken as their input order, which must be their order); at most that many, ``_quicksort`` (all
+    bytes).  ``buffer`` holds at least keys.size int64, ``counts`` is (KEY_BYTES, RADIX) int64.  The keys are
+    integers, so any correct sort gives this array: equal keys are indistinguishable (the trees do not depend
+    on the algorithm; numba's ``ndarray.sort`` gave the same).
+    """
+    n = keys.size
+    if n <= QUICKSORT_MAX:
+        _quicksort(keys, counts[0, :130])
+        return
+    for d in range(low_byte, high_byte):
+        for b in range(RADIX):
+            counts[d, b] = 0
+    for i in range(n):  # every byte's histogram in one pass
+        key = keys[i]
+        for d in range(low_byte, high_byte):
+            counts[d, (key >> (8 * d)) & 255] += 1
+    source = keys
+    target = buffer[:n]
+    passes = 0
+    for d in range(low_byte, high_byte):
+        if counts[d, (source[0] >> (8 * d)) & 255] == n:  # one digit: the pass would not move a key
+            continue
+        total = 0
+        for b in range(RADIX):  # counts -> each digit's first slot
+            c = counts[d, b]
+            counts[d, b] = total
+            total += c
+        for i in range(n):
+            key = source[i]
+            b = (key >> (8 * d)) & 255
+            target[counts[d, b]] = key
+            counts[d, b] += 1
+        source, target = target, source
+        passes += 1
+    if passes % 2 == 1:  # the sorted keys are in buffer
+        for i in range(n):
+            keys[i] = source[i]
 
 
 @njit(cache=True)
@@ -185,7 +310,7 @@ def best_pointwise_split(Xt, labels, samples, start, end, node_counts, criterion
         feature = next_feature(Xt, samples, start, end, rng, scratch, max_features)
         if feature < 0:
             break
-        sort_keys(scratch.values[:n], node_labels, LABEL_BITS, node_keys)
+        sort_keys(scratch.values[:n], node_labels, LABEL_BITS, node_keys, scratch)
         n_left, value = scan_boundaries(criterion, node_keys, node_counts, min_leaf, xlogx, scratch.left_counts)
         if n_left > 0 and value < best_value:
             best_value = value
