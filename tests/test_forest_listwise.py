@@ -227,7 +227,7 @@ def test_the_level_index_merge_equals_a_stable_sort_of_the_nodes_groups(seed):
         ws.group_slot[lo:lo + scores.size] = slot
         ws.g_offsets[slot + 1] = lo + scores.size
     n_groups = int(ws.g_offsets[n_slots])
-    n_levels = level_index(ws, n_slots)
+    n_levels = level_index(ws, n_groups)
     order = np.argsort(-ws.g_score[:n_groups], kind="stable")
     expected_levels, expected_offsets = [], [0]
     for k, g in enumerate(order):

@@ -1,11 +1,9 @@
-"""The forests' own sorts against numpy's: the split search's key sort (``_splitter.radix_sort``, ``sort_keys``)
-and the level index's group order (``_levels.order_groups``).
+"""The split search's key sort (``_splitter.radix_sort``, ``sort_keys``) against numpy's.
 
-Both replace numba's generic sorts (``ndarray.sort``, ``np.argsort(kind="mergesort")``) for speed; the trees
-may not change, so every result must equal numpy's exactly: for the keys, integers, the sorted array; for the
-groups, a total order (score descending, ties by index), the stable argsort.  The sizes straddle the
-insertion, quicksort and radix ranges; the key sets include constant bytes (passes skipped), all-equal keys,
-sorted and reversed input and every bit width the forests use.
+It replaces numba's generic ``ndarray.sort`` for speed; the trees may not change, so the result must equal
+numpy's sorted array exactly (the keys are integers).  The sizes straddle the insertion, quicksort and radix
+ranges; the key sets include constant bytes (passes skipped), all-equal keys, sorted and reversed input and
+every bit width the forests use.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ import numpy as np
 import pytest
 
 from ltrbv.forest._entropy import LABEL_BITS
-from ltrbv.forest._levels import order_groups
 from ltrbv.forest._listwise import POSITION_BITS
 from ltrbv.forest._splitter import (INSERTION_MAX, KEY_BYTES, QUICKSORT_MAX, RADIX, make_scratch, radix_sort,
                                     sort_keys, sortable_keys)
@@ -74,23 +71,3 @@ def test_sort_keys_skips_only_bytes_of_an_ascending_payload():
     got = np.empty(n, dtype=np.int64)
     sort_keys(values, payload, POSITION_BITS, got, make_scratch(n, 1, 2, payload[:1]))
     assert np.array_equal(got & ((1 << POSITION_BITS) - 1), np.arange(n))
-
-
-@pytest.mark.parametrize("n_runs", [0, 1, 2, 3, 7, 8, 9, 40, 301])
-def test_order_groups_is_the_stable_argsort_of_minus_scores(n_runs):
-    """Runs (a slot's groups) of distinct scores in descending order, some empty, with scores tied across runs
-    (few distinct values) or not: the merged order is numpy's stable argsort of -scores."""
-    rng = np.random.default_rng(n_runs)
-    for distinct in (4, 30, 10**6):
-        grid = rng.random(distinct) if distinct < 10**6 else None
-        runs = []
-        for _ in range(n_runs):
-            size = int(rng.integers(0, 12))
-            values = rng.choice(grid, size=min(size, distinct), replace=False) if grid is not None else rng.random(size)
-            runs.append(-np.sort(-values))
-        scores = np.concatenate(runs) if runs else np.zeros(0)
-        bounds = np.r_[0, np.cumsum([r.size for r in runs])].astype(np.int64)
-        order = np.empty(scores.size, dtype=np.int64)
-        buffer = np.empty(scores.size, dtype=np.int64)
-        order_groups(scores, bounds, n_runs, order, buffer)
-        assert np.array_equal(order, np.argsort(-scores, kind="stable")), distinct

@@ -44,7 +44,7 @@ with the node block merged in at s_D (plus the node block's own value).
 
 Complexity per node, with n documents, q touched queries, G groups of their other leaves, K features
 and c(t, r) = r^2 + r (t - r + 1) the cost of one group of t documents with r relevant: set-up
-O(n + G log q) plus sum over groups of c (their before values); per feature O(n) for the (radix) sort;
+O(n + G log G) plus sum over groups of c (their before values); per feature O(n) for the (radix) sort;
 per candidate O(log V + levels crossed) for the dirty list and, per re-evaluated query, O(log G_q) to
 place s_L and s_R plus c of its two blocks (merged with a tied group where there is one) and of each
 group strictly between s_L and s_R (twice the blocks' cost for a two-sided query in a gap of its

@@ -55,9 +55,8 @@ ListwiseWorkspace = namedtuple("ListwiseWorkspace", [
     # other-leaf groups of the node's queries (score descending per slot); per slot and group (index group + slot):
     # the reach above the group and prefix sums of the groups' values before the split
     "g_offsets", "g_score", "g_count", "g_gain", "g_above", "group_slot", "reach", "before_sums",
-    # the node's level index: distinct group scores descending, level -> groups; the groups in that order and the
-    # merge's buffer
-    "levels", "level_offsets", "level_slots", "group_order", "group_buffer",
+    # the node's level index: distinct group scores descending, level -> groups
+    "levels", "level_offsets", "level_slots",
     # tree-wide: each query's score levels (score descending), kept up to date as nodes split
     "q_start", "q_levels", "lv_score", "lv_count", "lv_gain",
     # a criterion's scratch for a block's value (ERR: label histograms of the top block, the bottom block and other
@@ -96,8 +95,7 @@ def make_workspace(n, n_queries, m, data):
         np.empty(n, np.int64), np.empty(m, np.int64), np.arange(n, dtype=np.int64),
         np.empty(m + 1, np.int64), np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.float64),
         np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n + m + 1, np.float64), np.empty(n + m + 1, np.float64),
-        np.empty(n, np.float64), np.empty(n + 1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-        np.empty(n, np.int64),
+        np.empty(n, np.float64), np.empty(n + 1, np.int64), np.empty(n, np.int64),
         np.full(n_queries, -1, np.int64), np.zeros(n_queries, np.int64),
         np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.float64),
         np.full((3, data.tables.n_grades + 3), -1, np.int64), np.empty(data.tables.base + 1, np.float64),
@@ -263,50 +261,13 @@ def node_groups(ws, data, labels, samples, start, end, s_node):
 
 
 @njit(cache=True)
-def order_groups(scores, bounds, n_runs, order, buffer):
-    """order[:P] = the groups 0..P-1 (P = bounds[n_runs]) by score descending, ties in index order: the stable
-    argsort of -scores.  Run r, groups bounds[r] .. bounds[r + 1] - 1 (a slot's groups), is in that order already
-    (a query's levels are distinct and descending), so a bottom-up merge of adjacent runs gives it in
-    O(P log n_runs), a tie taken from the left run (the lower indices).  ``buffer`` holds P int64."""
-    n = bounds[n_runs]
-    for k in range(n):
-        order[k] = k
-    source = order
-    target = buffer
-    passes = 0
-    width = 1
-    while width < n_runs:
-        for r in range(0, n_runs, 2 * width):
-            lo = bounds[r]
-            mid = bounds[min(r + width, n_runs)]
-            hi = bounds[min(r + 2 * width, n_runs)]
-            i = lo
-            j = mid
-            for k in range(lo, hi):
-                if j >= hi or (i < mid and scores[source[i]] >= scores[source[j]]):
-                    target[k] = source[i]
-                    i += 1
-                else:
-                    target[k] = source[j]
-                    j += 1
-        source, target = target, source
-        passes += 1
-        width *= 2
-    if passes % 2 == 1:  # the merged order is in buffer
-        for k in range(n):
-            order[k] = buffer[k]
-
-
-@njit(cache=True)
-def level_index(ws, n_slots):
+def level_index(ws, n_groups):
     """The node's level index: distinct group scores descending; the slots with a group at level v are
     level_slots[level_offsets[v]:level_offsets[v + 1]].  Returns the number of levels."""
     n_levels = 0
     ws.level_offsets[0] = 0
-    n_groups = ws.g_offsets[n_slots]
     if n_groups > 0:
-        order = ws.group_order
-        order_groups(ws.g_score, ws.g_offsets, n_slots, order, ws.group_buffer)
+        order = np.argsort(-ws.g_score[:n_groups], kind="mergesort")
         for k in range(n_groups):
             g = order[k]
             if n_levels == 0 or ws.g_score[g] != ws.levels[n_levels - 1]:

@@ -37,11 +37,11 @@ incremental (issue 12; design in ``../shared/design/listwise-split-search``):
   is exactly 0.
 
 Per node, with n documents, q touched queries, P = sum of their other-leaf levels, V distinct levels
-and K features: set-up O(n + P log q) (the level index merges the slots' sorted groups) plus the before
-values (NDCG also P * min(n_q, 8) for its shift tables); per feature O(n) for the sort (a radix sort of the
-keys' value bytes, ``_splitter.radix_sort``; a quicksort up to 256 documents) (``thresholds: hist``: O(n + 256), a counting sort by bin,
-``_splitter.counting_sort_keys``, and at most 255 candidates) plus, per candidate, O(log V) for the two level
-classes, O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
+and K features: set-up O(n + P log P) plus the before values (NDCG also P * min(n_q, 8) for its
+shift tables); per feature O(n) for the sort (``_splitter.radix_sort`` of the keys' value bytes; a
+quicksort up to 256 documents) or, with ``thresholds: hist``, O(n + 256), a counting sort by bin
+(``_splitter.counting_sort_keys``), and at most 255 candidates; plus, per candidate, O(log V) for the two
+level classes, O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
 query.  The evaluation site is written out in the scan on purpose: as a function, even inlined by
 numba, its ~20 array arguments are reference-counted on every call (measured: 1.7x slower on
 MSLR-shaped data); the hooks take the criterion's data and one or two scratch arrays.
@@ -151,7 +151,7 @@ def listwise_search(value_of, reach_of, swapped_of):
         n = end - start
         weights = data.weight
         n_slots = node_groups(ws, data, labels, samples, start, end, s_node)
-        n_levels = level_index(ws, n_slots)
+        n_levels = level_index(ws, ws.g_offsets[n_slots])
         shift_tables = node_tables(code, data, ws, n_slots, s_node)
         label_total = 0.0
         for i in range(start, end):
