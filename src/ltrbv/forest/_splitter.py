@@ -171,7 +171,6 @@ def _quicksort(keys, stack):
     """Sort int64 keys ascending in place: quicksort (median of three, Hoare's partition, the smaller part first
     so that ``stack`` needs 2 * 64 entries), insertion sort below ``INSERTION_MAX`` keys; the compares are
     inlined (numba's ``ndarray.sort`` calls a compare function per comparison)."""
-    top = 0
     stack[0] = 0
     stack[1] = keys.size
     top = 2
