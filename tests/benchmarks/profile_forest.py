@@ -109,8 +109,14 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.trees < 1 or not 0 < args.subsample <= 1:
-        parser.error("--trees must be >= 1 and --subsample in (0, 1]")
+    if args.trees < 1:
+        parser.error("--trees must be >= 1")
+    if not 0 < args.subsample <= 1:  # NaN too
+        parser.error("--subsample must be in (0, 1]")
+    if args.top < 1:
+        parser.error("--top must be >= 1")
+    if not (Path(args.data) / "train.txt").is_file():
+        parser.error(f"--data: no train.txt in {args.data}")
     if args.child:
         fit(args)
         return
