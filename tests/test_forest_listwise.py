@@ -239,3 +239,106 @@ def test_the_level_index_merge_equals_a_stable_sort_of_the_nodes_groups(seed):
     np.testing.assert_array_equal(ws.levels[:n_levels], expected_levels)
     np.testing.assert_array_equal(ws.level_offsets[:n_levels + 1], expected_offsets)
     np.testing.assert_array_equal(ws.level_slots[:n_groups], ws.group_slot[order])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n_queries=st.integers(2, 10), n_values=st.sampled_from([2, 4, 30]))
+def test_queries_without_a_relevant_document_leave_every_split_the_brute_force_argmax(seed, n_queries, n_values):
+    """A query whose documents are all irrelevant has weight 0 (ideal DCG 0): the search gives it no groups and
+    never evaluates it (``_levels.node_groups``), though its documents still move the children's scores.  Every
+    other query has its labels zeroed here, and each split must still be the brute-force argmax."""
+    data = random_problem(seed, n_queries, max_docs=max(2, 60 // n_queries), n_features=2, n_values=n_values)
+    labels = data.labels.copy()
+    for q in range(0, n_queries, 2):
+        labels[data.query_offsets[q]:data.query_offsets[q + 1]] = 0
+    data = RankingData(X=data.X, labels=labels, query_offsets=data.query_offsets, qids=data.qids,
+                       line_numbers=data.line_numbers)
+    tree = RankingForest(splitting="list", n_estimators=1, subsample=1.0, max_features=2,
+                         random_state=seed).fit(data).trees_[0]
+    for node in range(tree.feature.size):
+        if tree.n_samples[node] < 2 or np.all(labels == labels[0]):
+            continue
+        current, best = brute_force_best(data, tree, node)
+        if tree.feature[node] >= 0:
+            assert chosen_value(data, tree, node) == pytest.approx(best, abs=1e-9), node
+        else:
+            assert best <= current + 1e-9, (node, current, best)
+
+
+def _random_groups(seed: int):
+    """A node's other-leaf groups (slots' scores descending, many ties across slots) and its tree's score table."""
+    from ltrbv.forest._levels import make_workspace, unused_data
+
+    rng = np.random.default_rng(seed)
+    n_slots = int(rng.integers(1, 40))
+    counts = rng.integers(0, 12, size=n_slots)  # some slots without other-leaf groups
+    grid = np.round(rng.uniform(0, 4, size=25), 2)  # few distinct scores: ties across slots
+    table = rng.permutation(np.unique(grid))  # ids in order of first use, not of score
+    n = int(counts.sum()) + n_slots + 1
+    ws = make_workspace(n, n_slots, n_slots, unused_data())
+    ws.g_offsets[0] = 0
+    for slot, c in enumerate(counts):
+        scores = np.sort(rng.choice(grid, size=min(int(c), grid.size), replace=False))[::-1]
+        lo = ws.g_offsets[slot]
+        ws.g_score[lo:lo + scores.size] = scores
+        ws.g_id[lo:lo + scores.size] = [int(np.flatnonzero(table == s)[0]) for s in scores]
+        ws.group_slot[lo:lo + scores.size] = slot
+        ws.g_offsets[slot + 1] = lo + scores.size
+    ws.id_score[:table.size] = table
+    return ws, n_slots, table.size
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_level_index_by_score_rank_equals_its_comparison_sort(seed):
+    """``level_index``'s counting sort by each group's rank in the tree's score table gives the same levels, offsets
+    and slot order as its merge sort (the table overflowed) and as numpy's stable sort; ids added after a ranking
+    are ranked again."""
+    from ltrbv.forest._levels import OVERFLOW, level_index
+
+    ws, n_slots, n_ids = _random_groups(seed)
+    n_groups = int(ws.g_offsets[n_slots])
+    results = []
+    for state in ([n_ids, 0], [OVERFLOW, 0], [n_ids, n_ids - 1]):  # counting sort, merge sort, a stale ranking
+        ws.table_state[:] = state
+        if state[0] > 0 and state[1] == n_ids - 1:
+            ws.id_rank[:n_ids] = 0  # stale ranks must not be used
+        n_levels = level_index(ws, n_groups)
+        results.append((ws.levels[:n_levels].copy(), ws.level_offsets[:n_levels + 1].copy(),
+                        ws.level_slots[:n_groups].copy()))
+        if state[0] > 0 and n_groups > 0 and n_ids <= 2 * n_groups:
+            assert ws.table_state[1] == n_ids  # the counting sort ranked the table
+    order = np.argsort(-ws.g_score[:n_groups], kind="stable")
+    for levels, offsets, slots in results:
+        np.testing.assert_array_equal(slots, ws.group_slot[order])
+        np.testing.assert_array_equal(levels, np.unique(ws.g_score[:n_groups])[::-1])
+        np.testing.assert_array_equal(offsets, np.concatenate(([0], np.cumsum(
+            [np.sum(ws.g_score[:n_groups] == v) for v in levels]))))
+
+
+def test_the_score_table_gives_one_id_per_score_and_overflows_once_full():
+    from ltrbv.forest._levels import OVERFLOW, SCORE_TABLE_SIZE, make_workspace, score_id, unused_data
+
+    ws = make_workspace(4, 1, 1, unused_data())
+    ws.table_state[:] = 0
+    assert [score_id(ws, s) for s in (0.5, 1.0, 0.5, 0.0, 1.0)] == [0, 1, 0, 2, 1]
+    for k in range(3, SCORE_TABLE_SIZE):
+        assert score_id(ws, 10.0 + k) == k
+    assert score_id(ws, 0.5) == 0 and ws.table_state[0] == SCORE_TABLE_SIZE
+    assert score_id(ws, -1.0) == -1 and ws.table_state[0] == OVERFLOW
+    assert score_id(ws, 0.5) == -1  # stays overflowed for the rest of the tree
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_level_class_from_a_hint_equals_the_binary_search(seed):
+    """``level_class_near`` walks at most LEVEL_WALK levels from any hint, then searches: the same class as
+    ``level_class`` for scores at, between, above and below the levels, near and far from the hint."""
+    from ltrbv.forest._levels import level_class, level_class_near
+
+    rng = np.random.default_rng(seed)
+    for n in (0, 1, 2, 7, 8, 9, 40):
+        levels = np.sort(rng.choice(np.linspace(0, 4, 200), size=n, replace=False))[::-1].copy()
+        probes = np.concatenate((levels, rng.uniform(-0.5, 4.5, size=60), [-1.0, 5.0]))
+        for s in probes:
+            expected = level_class(levels, 0, n, s)
+            for hint in range(n + 1):
+                assert level_class_near(levels, n, s, hint) == expected, (n, s, hint)

@@ -13,10 +13,13 @@ as the tree grows and lays out what one node's split search reads:
   nothing per query.
 * **Slots and other-leaf groups, per node.**  The node's documents grouped by query ("slots",
   samples are grouped by query), and for each slot its groups from the *other* leaves: its level
-  list with the node's own documents taken off level s_D (``node_groups``).
+  list with the node's own documents taken off level s_D (``node_groups``); none for a query of weight
+  0 (no relevant document), which never changes the sum.
 * **The level index, per node.**  The distinct scores of those groups, each with the slots that
   have a group there (``level_index``): a candidate split whose child score crosses a level
-  re-evaluates only those slots (``_listwise``).
+  re-evaluates only those slots (``_listwise``).  A tree-wide table gives each distinct level score an
+  id (``score_id``), and each level and group carries its score's id, so that while the table is small (a
+  tree's top levels) the index is a counting sort by score rank rather than a comparison sort.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ Tables = namedtuple("Tables", [
 # per-tree scratch space of the listwise split search
 ListwiseWorkspace = namedtuple("ListwiseWorkspace", [
     # node documents grouped by query ("slots")
-    "slot_query", "slot_start", "slot_n", "slot_gain", "slot_of_position",
+    "slot_query", "slot_start", "slot_n", "slot_gain", "slot_weight", "slot_of_position",
     # each node position's label and document value, gathered once per node (the scan reads them in sorted order)
     "position_label", "position_gain",
     # per-slot state of a feature scan
@@ -57,12 +60,22 @@ ListwiseWorkspace = namedtuple("ListwiseWorkspace", [
     "g_offsets", "g_score", "g_count", "g_gain", "g_above", "group_slot", "reach", "before_sums",
     # the node's level index: distinct group scores descending, level -> groups
     "levels", "level_offsets", "level_slots",
-    # tree-wide: each query's score levels (score descending), kept up to date as nodes split
-    "q_start", "q_levels", "lv_score", "lv_count", "lv_gain",
+    # tree-wide: each query's score levels (score descending), kept up to date as nodes split, each with the id of
+    # its score; each group's score id (a copy)
+    "q_start", "q_levels", "lv_score", "lv_count", "lv_gain", "lv_id", "g_id",
+    # tree-wide: the distinct level scores in order of first use (id = index), each id's rank among them (descending),
+    # the scores by rank, a count per rank (the level index's counting sort) and the table's state (``score_id``)
+    "id_score", "id_rank", "rank_score", "rank_counts", "table_state",
     # a criterion's scratch for a block's value (ERR: label histograms of the top block, the bottom block and other
     # groups, each with the block it holds; e_k tables of the top and the bottom block)
     "hist", "chances_top", "chances_bottom",
 ])
+
+
+# the tree-wide table of level scores holds up to this many distinct scores (RF-hybrid-L6: at most 127); past it
+# the level index falls back to a comparison sort for the rest of the tree
+SCORE_TABLE_SIZE = 1024
+OVERFLOW = -1  # table_state[0] once more distinct scores arrived than the table holds
 
 
 def listwise_data(gains, doc_query, query_offsets, weight, n_tree_queries: int, shift_cap: int = -1,
@@ -86,7 +99,7 @@ def make_workspace(n, n_queries, m, data):
     """Scratch arrays for a tree of n documents of m queries numbered below n_queries (1, 1, 1: no listwise splits)."""
     return ListwiseWorkspace(
         np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.float64),
-        np.empty(n, np.int64),
+        np.empty(m, np.float64), np.empty(n, np.int64),
         np.empty(n, np.float64), np.empty(n, np.float64),
         np.empty(m, np.int64), np.empty(m, np.float64), np.empty(m, np.float64), np.empty(m, np.float64),
         np.empty(m, np.int64),
@@ -97,7 +110,10 @@ def make_workspace(n, n_queries, m, data):
         np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n + m + 1, np.float64), np.empty(n + m + 1, np.float64),
         np.empty(n, np.float64), np.empty(n + 1, np.int64), np.empty(n, np.int64),
         np.full(n_queries, -1, np.int64), np.zeros(n_queries, np.int64),
-        np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.float64),
+        np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(SCORE_TABLE_SIZE, np.float64), np.empty(SCORE_TABLE_SIZE, np.int64),
+        np.empty(SCORE_TABLE_SIZE, np.float64), np.empty(SCORE_TABLE_SIZE + 1, np.int64), np.zeros(2, np.int64),
         np.full((3, data.tables.n_grades + 3), -1, np.int64), np.empty(data.tables.base + 1, np.float64),
         np.empty(data.tables.base + 1, np.float64),
     )
@@ -123,6 +139,9 @@ def _query_run(data, samples, i, end):
 def init_levels(ws, data, samples, root_score):
     """Every query of the tree starts with one level: all its documents at the root's score."""
     n = samples.size
+    ws.table_state[0] = 0  # no score yet ...
+    ws.table_state[1] = 0  # ... and none ranked
+    root_id = score_id(ws, root_score)
     i = 0
     while i < n:
         q, j, gain_sum = _query_run(data, samples, i, n)
@@ -131,7 +150,43 @@ def init_levels(ws, data, samples, root_score):
         ws.lv_score[i] = root_score
         ws.lv_count[i] = j - i
         ws.lv_gain[i] = gain_sum
+        ws.lv_id[i] = root_id
         i = j
+
+
+@njit(cache=True)
+def score_id(ws, s):
+    """The id of level score s in the tree's score table (added if new); -1 once the table has overflowed.
+
+    ``table_state`` holds the number of ids (``OVERFLOW`` once past ``SCORE_TABLE_SIZE``) and the number of them
+    ranked (``rank_scores``).  Called once per child of a listwise split: a linear search of at most
+    ``SCORE_TABLE_SIZE`` scores."""
+    n_ids = ws.table_state[0]
+    if n_ids == OVERFLOW:
+        return -1
+    for k in range(n_ids):
+        if ws.id_score[k] == s:
+            return k
+    if n_ids == ws.id_score.size:
+        ws.table_state[0] = OVERFLOW
+        return -1
+    ws.id_score[n_ids] = s
+    ws.table_state[0] = n_ids + 1
+    return n_ids
+
+
+@njit(cache=True)
+def rank_scores(ws):
+    """Each id's rank among the table's distinct scores, descending, and the scores by rank (when ids were added
+    since the last call).  Returns the number of ranks."""
+    n_ids = ws.table_state[0]
+    if ws.table_state[1] != n_ids:
+        order = np.argsort(-ws.id_score[:n_ids])
+        for r in range(n_ids):
+            ws.id_rank[order[r]] = r
+            ws.rank_score[r] = ws.id_score[order[r]]
+        ws.table_state[1] = n_ids
+    return n_ids
 
 
 @njit(cache=True, inline="always")
@@ -153,9 +208,36 @@ def level_class(scores, lo, hi, s):
     return i, i < hi and scores[i] == s
 
 
+LEVEL_WALK = 8  # level_class_near walks this many levels from its hint before it searches
+
+
+@njit(cache=True, inline="always")
+def level_class_near(scores, n, s, hint):
+    """``level_class(scores, 0, n, s)`` found from ``hint``, the class of a nearby score: a walk of at most
+    ``LEVEL_WALK`` levels (a split search's child scores mostly move by less than a level), then a binary search
+    of the part left."""
+    i = hint
+    steps = 0
+    if i > 0 and scores[i - 1] <= s:
+        while i > 0 and scores[i - 1] <= s:
+            i -= 1
+            steps += 1
+            if steps == LEVEL_WALK and i > 0 and scores[i - 1] <= s:
+                i = first_not_above(scores, 0, i - 1, s)
+                break
+    else:
+        while i < n and scores[i] > s:
+            i += 1
+            steps += 1
+            if steps == LEVEL_WALK:
+                i = first_not_above(scores, i, n, s)
+                break
+    return i, i < n and scores[i] == s
+
+
 @njit(cache=True)
-def _move_level(ws, q, s_from, s_to, count, gain):
-    """Move count documents (summed document value) of query q from level s_from to level s_to."""
+def _move_level(ws, q, s_from, s_to, id_to, count, gain):
+    """Move count documents (summed document value) of query q from level s_from to level s_to (score id id_to)."""
     k0 = ws.q_start[q]
     k1 = k0 + ws.q_levels[q]
     i = first_not_above(ws.lv_score, k0, k1, s_from)
@@ -166,6 +248,7 @@ def _move_level(ws, q, s_from, s_to, count, gain):
             ws.lv_score[k] = ws.lv_score[k + 1]
             ws.lv_count[k] = ws.lv_count[k + 1]
             ws.lv_gain[k] = ws.lv_gain[k + 1]
+            ws.lv_id[k] = ws.lv_id[k + 1]
         k1 -= 1
     j = first_not_above(ws.lv_score, k0, k1, s_to)
     if j < k1 and ws.lv_score[j] == s_to:
@@ -176,9 +259,11 @@ def _move_level(ws, q, s_from, s_to, count, gain):
             ws.lv_score[k] = ws.lv_score[k - 1]
             ws.lv_count[k] = ws.lv_count[k - 1]
             ws.lv_gain[k] = ws.lv_gain[k - 1]
+            ws.lv_id[k] = ws.lv_id[k - 1]
         ws.lv_score[j] = s_to
         ws.lv_count[j] = count
         ws.lv_gain[j] = gain
+        ws.lv_id[j] = id_to
         k1 += 1
     ws.q_levels[q] = k1 - k0
 
@@ -186,10 +271,11 @@ def _move_level(ws, q, s_from, s_to, count, gain):
 @njit(cache=True)
 def update_levels(ws, data, samples, lo, hi, s_from, s_to):
     """After a split: the documents samples[lo:hi] (grouped by query) moved from score s_from to s_to."""
+    id_to = score_id(ws, s_to)
     i = lo
     while i < hi:
         q, j, gain_sum = _query_run(data, samples, i, hi)
-        _move_level(ws, q, s_from, s_to, j - i, gain_sum)
+        _move_level(ws, q, s_from, s_to, id_to, j - i, gain_sum)
         i = j
 
 
@@ -225,6 +311,7 @@ def node_groups(ws, data, labels, samples, start, end, s_node):
         ws.slot_start[n_slots] = i - start
         ws.slot_n[n_slots] = j - i
         ws.slot_gain[n_slots] = gain_sum
+        ws.slot_weight[n_slots] = data.weight[q]
         n_slots += 1
         i = j
     ws.g_offsets[0] = 0
@@ -235,7 +322,9 @@ def node_groups(ws, data, labels, samples, start, end, s_node):
         base = ws.g_offsets[slot]
         m = 0
         above = 0
-        for k in range(ws.q_start[q], ws.q_start[q] + ws.q_levels[q]):
+        # a query of weight 0 never changes the sum: no groups, so no level of it is crossed or indexed
+        k_end = ws.q_start[q] + ws.q_levels[q] if data.weight[q] != 0.0 else ws.q_start[q]
+        for k in range(ws.q_start[q], k_end):
             s = ws.lv_score[k]
             count = ws.lv_count[k]
             gain = ws.lv_gain[k]
@@ -249,6 +338,7 @@ def node_groups(ws, data, labels, samples, start, end, s_node):
             ws.g_count[g] = count
             ws.g_gain[g] = gain
             ws.g_above[g] = above
+            ws.g_id[g] = ws.lv_id[k]
             ws.group_slot[g] = slot
             above += count
             m += 1
@@ -263,10 +353,33 @@ def node_groups(ws, data, labels, samples, start, end, s_node):
 @njit(cache=True)
 def level_index(ws, n_groups):
     """The node's level index: distinct group scores descending; the slots with a group at level v are
-    level_slots[level_offsets[v]:level_offsets[v + 1]].  Returns the number of levels."""
+    level_slots[level_offsets[v]:level_offsets[v + 1]], in group order (a stable sort of the groups by descending
+    score).  Returns the number of levels.
+
+    While the tree's score table holds every level score and is no larger than twice the groups (the top levels of
+    a tree), a counting sort by each group's score rank, O(groups + table); else a merge sort, O(groups log groups).
+    """
     n_levels = 0
     ws.level_offsets[0] = 0
-    if n_groups > 0:
+    n_ids = ws.table_state[0]
+    if n_groups > 0 and 0 < n_ids <= 2 * n_groups:
+        n_ranks = rank_scores(ws)
+        counts = ws.rank_counts
+        for r in range(n_ranks + 1):
+            counts[r] = 0
+        for g in range(n_groups):
+            counts[ws.id_rank[ws.g_id[g]] + 1] += 1
+        for r in range(n_ranks):
+            if counts[r + 1] > 0:
+                ws.levels[n_levels] = ws.rank_score[r]
+                n_levels += 1
+            counts[r + 1] += counts[r]
+            ws.level_offsets[n_levels] = counts[r + 1]
+        for g in range(n_groups):
+            r = ws.id_rank[ws.g_id[g]]
+            ws.level_slots[counts[r]] = ws.group_slot[g]
+            counts[r] += 1
+    elif n_groups > 0:
         order = np.argsort(-ws.g_score[:n_groups], kind="mergesort")
         for k in range(n_groups):
             g = order[k]

@@ -36,12 +36,15 @@ incremental (issue 12; design in ``../shared/design/listwise-split-search``):
   anyway) and the scan keeps both sums.  When s_L == s_R no document changes score and every change
   is exactly 0.
 
-Per node, with n documents, q touched queries, P = sum of their other-leaf levels, V distinct levels
-and K features: set-up O(n + P log P) plus the before values (NDCG also P * min(n_q, 8) for its
+Per node, with n documents, q touched queries, P = sum of their other-leaf levels (queries of weight 0,
+with no relevant document, get none: they never change the sum), V distinct levels, T distinct level scores
+in the tree and K features: set-up O(n + P + T) while T <= 2P and the tree has at most
+``_levels.SCORE_TABLE_SIZE`` scores (the level index by a counting sort of score ranks), else O(n + P log P),
+plus the before values (NDCG also P * min(n_q, 8) for its
 shift tables); per feature O(n) for the sort (``_splitter.radix_sort`` of the keys' value bytes; a
 quicksort up to 256 documents) or, with ``thresholds: hist``, O(n + 256), a counting sort by bin
-(``_splitter.counting_sort_keys``), and at most 255 candidates; plus, per candidate, O(log V) for the two
-level classes, O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
+(``_splitter.counting_sort_keys``), and at most 255 candidates; plus, per candidate, O(log V) at most for the
+two level classes (found by a short walk from the last candidate's, ``_levels.level_class_near``), O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
 query.  The evaluation site is written out in the scan on purpose: as a function, even inlined by
 numba, its ~20 array arguments are reference-counted on every call (measured: 1.7x slower on
 MSLR-shaped data); the hooks take the criterion's data and one or two scratch arrays.
@@ -54,7 +57,7 @@ from ..numba_cache import njit  # numba's, cached per kernel family (ltrbv.numba
 
 from . import _err, _ndcg
 from ._criteria import ERR, NDCG, NDCG_PRINTED
-from ._levels import first_not_above, level_class, level_index, node_groups
+from ._levels import first_not_above, level_class, level_class_near, level_index, node_groups
 from ._splitter import counting_sort_keys, key_value, midpoint_threshold, next_feature, sort_keys, start_node
 
 POSITION_BITS = 24  # nodes of up to 16.7M documents
@@ -149,7 +152,6 @@ def listwise_search(value_of, reach_of, swapped_of):
     def best_split(Xt, labels, samples, start, end, s_node, max_features, min_leaf, rng, scratch, code, data, ws):
         """Best split of node D by the change in its queries' summed objective (``best_listwise_split``)."""
         n = end - start
-        weights = data.weight
         n_slots = node_groups(ws, data, labels, samples, start, end, s_node)
         n_levels = level_index(ws, ws.g_offsets[n_slots])
         shift_tables = node_tables(code, data, ws, n_slots, s_node)
@@ -161,6 +163,7 @@ def listwise_search(value_of, reach_of, swapped_of):
         slot_query = ws.slot_query
         slot_n = ws.slot_n
         slot_gain = ws.slot_gain
+        slot_weight = ws.slot_weight
         slot_of_position = ws.slot_of_position
         position_label = ws.position_label
         position_gain = ws.position_gain
@@ -230,8 +233,9 @@ def listwise_search(value_of, reach_of, swapped_of):
                 slot_left_n[slot] += 1
                 slot_left_gain[slot] += position_gain[p]
                 label_left += position_label[p]
-                moved[n_moved] = slot
-                n_moved += 1
+                if slot_weight[slot] != 0.0:  # a query of weight 0 is never evaluated
+                    moved[n_moved] = slot
+                    n_moved += 1
                 n_left = i + 1
                 if (node_keys[i] >> POSITION_BITS) == (node_keys[i + 1] >> POSITION_BITS):
                     continue
@@ -239,8 +243,8 @@ def listwise_search(value_of, reach_of, swapped_of):
                     continue
                 s_left = label_left / n_left
                 s_right = (label_total - label_left) / (n - n_left)
-                new_left_index, new_left_tie = level_class(levels, 0, n_levels, s_left)
-                new_right_index, new_right_tie = level_class(levels, 0, n_levels, s_right)
+                new_left_index, new_left_tie = level_class_near(levels, n_levels, s_left, left_index)
+                new_right_index, new_right_tie = level_class_near(levels, n_levels, s_right, right_index)
                 new_order = 1 if s_left > s_right else (0 if s_left == s_right else -1)
                 if new_order == 0:
                     # no document changes score: every change is 0; all are re-evaluated at the next candidate
@@ -297,8 +301,8 @@ def listwise_search(value_of, reach_of, swapped_of):
                     # (both of its values are stored) or has a level between s_L and s_R, which the swap crosses
                 for k in range(n_dirty):
                     slot = dirty[k]
-                    weight = weights[slot_query[slot]]
-                    if weight == 0.0:
+                    weight = slot_weight[slot]
+                    if weight == 0.0:  # (ERR after s_L == s_R: every slot)
                         continue
                     # --- the evaluation site: the slot query's unweighted change (s_left != s_right) and its change
                     # if s_L and s_R had the opposite order.  T is the side with the higher score, B the other.  Only
