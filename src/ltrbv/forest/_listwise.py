@@ -36,18 +36,18 @@ incremental (issue 12; design in ``../shared/design/listwise-split-search``):
   anyway) and the scan keeps both sums.  When s_L == s_R no document changes score and every change
   is exactly 0.
 
-Per node, with n documents, q touched queries, P = sum of their other-leaf levels (queries of weight 0,
-with no relevant document, get none: they never change the sum), V distinct levels, T distinct level scores
-in the tree and K features: set-up O(n + P + T) while T <= 2P and the tree has at most
-``_levels.SCORE_TABLE_SIZE`` scores (the level index by a counting sort of score ranks), else O(n + P log P),
-plus the before values (NDCG also P * min(n_q, 8) for its
-shift tables); per feature O(n) for the sort (``_splitter.radix_sort`` of the keys' value bytes; a
-quicksort up to 256 documents) or, with ``thresholds: hist``, O(n + 256), a counting sort by bin
-(``_splitter.counting_sort_keys``), and at most 255 candidates; plus, per candidate, O(log V) at most for the
-two level classes (found by a short walk from the last candidate's, ``_levels.level_class_near``), O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated
-query.  The evaluation site is written out in the scan on purpose: as a function, even inlined by
-numba, its ~20 array arguments are reference-counted on every call (measured: 1.7x slower on
-MSLR-shaped data); the hooks take the criterion's data and one or two scratch arrays.
+Per node, with n documents, q touched queries, P = sum of their other-leaf levels (queries of weight 0, with
+no relevant document, get none: they never change the sum), V distinct levels, T distinct level scores in the
+tree and K features: set-up O(n + P + T) while T <= 2P and the tree has at most ``_levels.SCORE_TABLE_SIZE``
+scores (the level index by a counting sort of score ranks), else O(n + P log P), plus the before values (NDCG
+also P * min(n_q, 8) for its shift tables); per feature O(n) for the sort (``_splitter.radix_sort`` of the
+keys' value bytes; a quicksort up to 256 documents) or, with ``thresholds: hist``, O(n + 256), a counting sort
+by bin (``_splitter.counting_sort_keys``), and at most 255 candidates; plus, per candidate, O(log V) at most
+for the two level classes (found by a short walk from the last candidate's, ``_levels.level_class_near``),
+O(levels crossed) to find the dirty queries and O(log G_q) plus the hooks per re-evaluated query. The
+evaluation site is written out in the scan on purpose: as a function, even inlined by numba, its ~20 array
+arguments are reference-counted on every call (measured: 1.7x slower on MSLR-shaped data); the hooks take the
+criterion's data and one or two scratch arrays.
 """
 
 from __future__ import annotations
