@@ -205,42 +205,6 @@ def test_strength_curve_steps_by_the_listwise_gains(exploration):
     assert stats["leaf_sizes"].sum() == data.n_docs
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_the_level_index_merge_equals_a_stable_sort_of_the_nodes_groups(seed):
-    """``_levels.level_index``: the scan's dirty-list order (hence the summation order, hence the trees' bits) needs
-    exactly the order of a stable sort of the node's groups by descending score, ties across slots in slot order,
-    grouped into levels: compared with numpy's stable argsort on random nodes with many tied scores (a faster merge
-    of the slots' sorted lists must pass it too)."""
-    from ltrbv.forest._levels import level_index, make_workspace, unused_data
-
-    rng = np.random.default_rng(seed)
-    n_slots = int(rng.integers(1, 40))
-    counts = rng.integers(0, 12, size=n_slots)  # some slots without other-leaf groups
-    grid = np.round(rng.uniform(0, 4, size=25), 2)  # few distinct scores: ties across slots
-    n = int(counts.sum()) + n_slots + 1
-    ws = make_workspace(n, n_slots, n_slots, unused_data())
-    ws.g_offsets[0] = 0
-    for slot, c in enumerate(counts):
-        scores = np.sort(rng.choice(grid, size=min(int(c), grid.size), replace=False))[::-1]
-        lo = ws.g_offsets[slot]
-        ws.g_score[lo:lo + scores.size] = scores
-        ws.group_slot[lo:lo + scores.size] = slot
-        ws.g_offsets[slot + 1] = lo + scores.size
-    n_groups = int(ws.g_offsets[n_slots])
-    n_levels = level_index(ws, n_groups)
-    order = np.argsort(-ws.g_score[:n_groups], kind="stable")
-    expected_levels, expected_offsets = [], [0]
-    for k, g in enumerate(order):
-        if not expected_levels or ws.g_score[g] != expected_levels[-1]:
-            expected_levels.append(ws.g_score[g])
-            expected_offsets.append(0)
-        expected_offsets[-1] = k + 1
-    assert n_levels == len(expected_levels)
-    np.testing.assert_array_equal(ws.levels[:n_levels], expected_levels)
-    np.testing.assert_array_equal(ws.level_offsets[:n_levels + 1], expected_offsets)
-    np.testing.assert_array_equal(ws.level_slots[:n_groups], ws.group_slot[order])
-
-
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), n_queries=st.integers(2, 10), n_values=st.sampled_from([2, 4, 30]))
 def test_queries_without_a_relevant_document_leave_every_split_the_brute_force_argmax(seed, n_queries, n_values):
@@ -290,9 +254,11 @@ def _random_groups(seed: int):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_the_level_index_by_score_rank_equals_its_comparison_sort(seed):
-    """``level_index``'s counting sort by each group's rank in the tree's score table gives the same levels, offsets
-    and slot order as its merge sort (the table overflowed) and as numpy's stable sort; ids added after a ranking
-    are ranked again."""
+    """``_levels.level_index``: the scan's dirty-list order (hence the summation order, hence the trees' bits) needs
+    exactly the order of a stable sort of the node's groups by descending score, ties across slots in slot order,
+    grouped into levels.  Its counting sort by each group's rank in the tree's score table and its merge sort (the
+    table overflowed) are compared with numpy's stable argsort on random nodes with many tied scores; ids added
+    after a ranking are ranked again."""
     from ltrbv.forest._levels import OVERFLOW, level_index
 
     ws, n_slots, n_ids = _random_groups(seed)
