@@ -1,5 +1,6 @@
 # The bagging experiments of Ganjisaffar et al. (2011), switched on under `bagging:` in the config
-# (job grid: ltrbv.sections.bagging.grid; the bags' own rules, bag_submodel and combine_bag, are the core run's):
+# (job grid: ltrbv.sections.bagging.grid; the bags' own rules, train_bag_<n> (or bag_submodel) and combine_bag, are
+# the core run's):
 #   bag_size        Fig. 4   validation MAP of bags of m sub-models drawn from each fold's pool
 #   variance_trials Table 5  mean and variance of test metrics across 10 random 67% samples of one fold's queries
 #   bagging_table   Table 4  NDCG@1, @3, @5, mean NDCG and MAP per fold and over folds

@@ -124,9 +124,51 @@ rule train_model:
         "../src/scripts/core/train_model.py"
 
 # -- bags ------------------------------------------------------------------------------------------------
-# Bagged learners (BL-MART, Ganjisaffar et al. 2011 §3.5; ltrbv.learners.bag): one job per sub-model, one
-# job combining them.  A training run ({run}) is seed<n> (the fold's whole training set, as train_model)
-# or trial<t> (the bagging section's sample of the training queries, rules/bagging.smk).
+# Bagged learners (BL-MART, Ganjisaffar et al. 2011 §3.5; ltrbv.learners.bag): one job per training run
+# fitting its sub-models one after another (train_bag_<n>, one rule per bag size n: its outputs are the n
+# sub-models' files), or one job per sub-model (bag_submodel, for a learner with `jobs: submodel`: a cluster
+# spreads a large bag over its nodes); then one job combining them.  The same files either way.  A training
+# run ({run}) is seed<n> (the fold's whole training set, as train_model) or trial<t> (the bagging section's
+# sample of the training queries, rules/bagging.smk).  An MQ2008 sub-model trains in less than a job's
+# start-up: one job per sub-model made the bags' 960 jobs half of the MQ2008 catalog run's.
+
+
+for _n, _bags in core_grid.bag_run_sizes(config).items():
+
+    rule:
+        name:
+            f"train_bag_{_n}"
+        input:
+            train=fill(paths.PARSED, split="train"),
+            vali=fill(paths.PARSED, split="vali"),
+            test=fill(paths.PARSED, split="test"),
+            queries=lambda w: core_grid.trial_input(w.dataset, w.fold, w.run),
+        output:
+            # test_<k>, vali_<k>, meta_<k>: sub-model k's files
+            **core_grid.named_submodel_files(_n, "test.scores", "test"),
+            **core_grid.named_submodel_files(_n, "vali.scores", "vali"),
+            **core_grid.named_submodel_files(_n, "meta.json", "meta"),
+        params:
+            learner=lambda w: core_grid.bag_spec(config, w.learner),
+            seed_keys=lambda w: [config["seed"], w.dataset, w.fold, w.learner, *paths.run_seed_keys(w.run)],
+            run=lambda w: w.run,
+            submodels=list(range(_n)),
+        wildcard_constraints:
+            learner=_alternatives(_bags),
+            run=r"(seed|trial)\d+",
+        log:
+            log("train_bag"),
+        benchmark:
+            benchmark("train_bag")
+        threads: learner_threads
+        resources:
+            mem_mb=learner_resource("mem_mb"),
+            # the learner's runtime is per sub-model; this job fits the run's sub-models one after another
+            runtime=learner_resource("runtime", per_job=_n),
+        conda:
+            "../envs/ltrbv.yaml"
+        script:
+            "../src/scripts/core/bag_submodels.py"
 
 
 rule bag_submodel:
@@ -144,9 +186,9 @@ rule bag_submodel:
         learner=lambda w: core_grid.bag_spec(config, w.learner),
         seed_keys=lambda w: [config["seed"], w.dataset, w.fold, w.learner, *paths.run_seed_keys(w.run)],
         run=lambda w: w.run,
-        k=lambda w: int(w.k),
+        submodels=lambda w: [int(w.k)],
     wildcard_constraints:
-        learner=_alternatives(core_grid.bag_learners(config)),
+        learner=_alternatives(core_grid.submodel_job_learners(config)),
         run=r"(seed|trial)\d+",
         k=r"\d+",
     log:
@@ -160,7 +202,7 @@ rule bag_submodel:
     conda:
         "../envs/ltrbv.yaml"
     script:
-        "../src/scripts/core/bag_submodel.py"
+        "../src/scripts/core/bag_submodels.py"
 
 
 rule combine_bag:

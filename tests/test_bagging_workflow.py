@@ -155,6 +155,42 @@ def test_borda_bag(finished):
     np.testing.assert_allclose(bag, want, atol=1e-12)
 
 
+def test_one_job_per_submodel_writes_the_same_files(finished, tmp_path):
+    """`jobs: submodel` (one bag_submodel job per sub-model, as on a cluster) against the default `jobs: run` (one
+    train_bag_<n> job fitting the run's sub-models one after another): the same sub-model and bag score files, bit
+    for bit, the same records but the fit time and provenance; one job per sub-model, one per run."""
+    per_submodel = {**BAGGED, "learners": {**BAGGED["learners"],
+                                           "bl-mart": {**BAGGED["learners"]["bl-mart"], "jobs": "submodel"}}}
+    targets = [f"results/tiny/predictions/bl-mart/Fold1/{run}/test.scores" for run in ("seed1", "trial1")]
+    result = run(tmp_path, per_submodel, *targets)
+    out = result.stdout + result.stderr
+    assert "rule train_bag_" not in out and out.count("rule bag_submodel:") == 6  # 3 sub-models x (seed1, trial1)
+    logs = sorted((finished / "results/tiny/logs/train_bag/bl-mart/Fold1").glob("*.log"))
+    assert [p.name for p in logs] == ["seed1.log", "trial1.log", "trial2.log"] and "sub-model 2 of bl-mart" in logs[0].read_text()
+    for run_name in ("seed1", "trial1"):
+        for k in range(3):
+            for split in ("test", "vali"):
+                path = f"results/tiny/bags/bl-mart/Fold1/{run_name}/sub{k}/{split}.scores"
+                assert (tmp_path / path).read_bytes() == (finished / path).read_bytes(), path
+            metas = [json.loads((root / f"results/tiny/bags/bl-mart/Fold1/{run_name}/sub{k}/meta.json").read_text())
+                     for root in (finished, tmp_path)]
+            for meta in metas:
+                del meta["fit_seconds"], meta["provenance"]
+            assert metas[0] == metas[1]
+        path = f"results/tiny/predictions/bl-mart/Fold1/{run_name}/test.scores"
+        assert (tmp_path / path).read_bytes() == (finished / path).read_bytes(), path
+
+
+def test_bag_jobs_is_a_bag_s_option_only(tmp_path):
+    for entry, message in (({"kind": "xgboost", "params": LM, "jobs": "run"}, "learners.lambdamart-rand.jobs: only a bag"),
+                           ({**BAGGED["learners"]["bl-mart"], "jobs": "sub"}, "'sub' is not one of ['run', 'submodel']")):
+        name = "bl-mart" if entry["kind"] == "bag" else "lambdamart-rand"
+        bad = {**BAGGED, "learners": {**BAGGED["learners"], name: entry}}
+        result = run(tmp_path, bad, "--dry-run", check=False)
+        assert result.returncode != 0 and message in result.stderr + result.stdout, result.stderr[-2000:]
+        assert not (tmp_path / "results").exists()
+
+
 def test_bad_bag_base_fails_before_any_job(tmp_path):
     bad = {**BAGGED, "learners": {**BAGGED["learners"], "bl-mart": {"kind": "bag", "params": {"base": "nothing"}}}}
     result = run(tmp_path, bad, check=False)

@@ -54,7 +54,9 @@ FORESTS = {
                        "params": {"splitting": "point", "n_estimators": 10, "min_samples_leaf": 5}},
     "gbm": {"kind": "xgboost", "threads": 1, "params": {"n_estimators": 30, "early_stopping_rounds": None,
                                                         "eval_metric": "ndcg@3", "eval_convention": "letor4"}},
-    "bag": {"kind": "bag", "threads": 1, "params": {"base": "gbm", "n_models": 3, "sample_fraction": 0.67}},
+    # one job per sub-model: the catalog's `scores` entry trains only the sub-models it compares
+    "bag": {"kind": "bag", "threads": 1, "jobs": "submodel",
+            "params": {"base": "gbm", "n_models": 3, "sample_fraction": 0.67}},
     "share": {"kind": "bag", "threads": 1, "params": {"base": "rf-point", "n_models": 1, "sample_fraction": 1.0}},
 }
 
@@ -92,6 +94,12 @@ def test_a_bag_of_one_is_swept_over_its_share_of_the_queries():
         "share": {0.25: "share+sample_fraction-0.25", 0.67: "share"}}  # 0.67: the schema's default share
     assert cg.expand(config) == []
     assert config["learners"]["share+sample_fraction-0.25"]["params"]["sample_fraction"] == 0.25
+    # its run's one training job (the schema's default jobs: run), or one per sub-model (jobs: submodel), then combine
+    assert config["learners"]["share+sample_fraction-0.25"]["jobs"] == "run"
+    assert training_benchmarks(config, "tiny", "share", "Fold1", 1) == [
+        "results/tiny/benchmarks/train_bag/share/Fold1/seed1.tsv",
+        "results/tiny/benchmarks/combine_bag/share/Fold1/seed1.tsv"]
+    config["learners"]["share"]["jobs"] = "submodel"
     assert training_benchmarks(config, "tiny", "share", "Fold1", 1) == [
         "results/tiny/benchmarks/bag_submodel/share/Fold1/seed1/sub0.tsv",
         "results/tiny/benchmarks/combine_bag/share/Fold1/seed1.tsv"]

@@ -253,7 +253,7 @@ def test_a_forest_job_does_not_import_scipy_linalg_and_blas_still_works(tmp_path
 
 
 #: the rules of most of a run's jobs (an MQ2008 catalog run: 933 bag_submodel, 302 train_model, 52 combine_bag of 1,818)
-MANY_JOB_SCRIPTS = ["core/bag_submodel.py", "core/train_model.py", "core/combine_bag.py"]
+MANY_JOB_SCRIPTS = ["core/bag_submodels.py", "core/train_model.py", "core/combine_bag.py"]
 
 
 @pytest.mark.parametrize("script", MANY_JOB_SCRIPTS)

@@ -135,3 +135,22 @@ def test_plan_cli_prints_the_job_count(capsys):
 
 def test_merge_is_snakemakes_nested_update():
     assert merge({"a": {"b": 1, "c": 2}, "d": [1]}, {"a": {"b": 3}, "d": [2]}) == {"a": {"b": 3, "c": 2}, "d": [2]}
+
+
+def test_a_bag_run_job_is_priced_as_its_sub_models_one_after_another(tmp_path):
+    """A bag's run (rule train_bag_<n>, one per bag size) is the cost models' rule train_bag, fitting n models; a
+    bag_submodel job fits one."""
+    from ltrbv.workflow.plan import SizeTable, expanded_config, job_features, job_key, planned_jobs
+
+    config = yaml.safe_load(DEMO.read_text())
+    config["learners"]["bag4"] = {"kind": "bag", "params": {"base": "lambdamart", "n_models": 4}}
+    config = expanded_config(config)
+    wildcards = {"dataset": "demo", "learner": "bag4", "fold": "Fold1", "run": "seed1"}
+    listing = (job_block("train_bag_4", "l.log", "b.tsv", **wildcards)
+               + job_block("bag_submodel", "l.log", "b.tsv", **wildcards, k=2) + job_block("all", "", ""))
+    run_job, submodel_job = planned_jobs(listing)
+    assert (run_job.rule, submodel_job.rule) == ("train_bag", "bag_submodel")
+    sizes = SizeTable(config)
+    assert job_features(run_job, config, sizes)["models"] == 4.0
+    assert job_features(submodel_job, config, sizes)["models"] == 1.0
+    assert job_key(run_job, config) == {"rule": "train_bag", "learner": "bag4", "setting": "", "family": "bag-xgboost"}

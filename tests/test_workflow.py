@@ -169,7 +169,8 @@ def test_rule_resources_are_written_in_one_place(tmp_path):
 
     from ltrbv.workflow.sections import SECTIONS
 
-    training = {"train_model", "bag_submodel", "train_trial", "train_biasvar_bootstrap", "train_biasvar_twofold"}
+    training = {"train_model", "train_bag", "bag_submodel", "train_trial", "train_biasvar_bootstrap",
+                "train_biasvar_twofold"}
     declaring = set()
     for section in SECTIONS:
         text = (REPO / section.rules).read_text()
@@ -179,8 +180,8 @@ def test_rule_resources_are_written_in_one_place(tmp_path):
                 continue
             declared = name.group(1) or re.search(r'name:\s*\n\s*f?"([\w{}]+)', block).group(1)
             assert "learner_resource(" in block and "mem_mb=" in block, declared
-            declaring.add(declared.replace("_{_scheme}", ""))
-    assert declaring == {"train_model", "bag_submodel", "train_trial", "train_biasvar"}
+            declaring.add(declared.replace("_{_scheme}", "").replace("_{_n}", ""))
+    assert declaring == {"train_model", "train_bag", "bag_submodel", "train_trial", "train_biasvar"}
     profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
     assert set(profile["set-resources"]) <= set(SECTIONS.jobs()) - training
     learners = {name: {**entry, "mem_mb": 3210} for name, entry in MINIMAL["learners"].items()}

@@ -22,6 +22,7 @@ import copy
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +40,10 @@ from .sizes import SplitSize, split_size
 REPO = Path(__file__).resolve().parents[3]
 #: the study's training rules, one per scheme: a job fits a run's B (bootstrap) or 2J (two-fold) models
 STUDY_TRAINING_RULES = ("train_biasvar_bootstrap", "train_biasvar_twofold")
-TRAINING_RULES = ("train_model", *STUDY_TRAINING_RULES, "train_trial", "bag_submodel")
+#: a bag's training rules: a run's sub-models in one job (train_bag_<n>, read as train_bag: :func:`planned_jobs`) or
+#: one sub-model a job
+BAG_RULES = ("train_bag", "bag_submodel")
+TRAINING_RULES = ("train_model", *STUDY_TRAINING_RULES, "train_trial", *BAG_RULES)
 
 
 def merge(base: dict, update: dict) -> dict:
@@ -106,8 +110,15 @@ def dry_run(configfiles: list[str], placeholders: bool = False, targets: tuple[s
         text = result.stdout + result.stderr
         if result.returncode != 0:
             raise ValueError(f"the dry run failed:\n{text.rstrip()}")
-    jobs = [job for job in parse_jobs(text) if job.rule != "all"]
-    return jobs, job_counts(text), text
+    return planned_jobs(text), job_counts(text), text
+
+
+def planned_jobs(listing: str) -> list[Job]:
+    """The jobs of a dry-run listing but ``all``, each under its job name's rule (:data:`~ltrbv.sections.core.grid.JOBS`:
+    the bag-run rules ``train_bag_<n>``, one per bag size, are one rule ``train_bag`` to the cost models)."""
+    from ..sections.core.grid import rule_job
+
+    return [replace(job, rule=rule_job(job.rule)) for job in parse_jobs(listing) if job.rule != "all"]
 
 
 def benchmark_cost(path) -> float | None:
@@ -196,7 +207,7 @@ def calibration_table(run_dir: str | Path) -> pd.DataFrame:
     listing = root / CALIBRATION_DRYRUN
     if listing.exists():
         check_regular_file(listing, "a dry-run listing")
-        jobs = [job for job in parse_jobs(listing.read_text(encoding="utf-8")) if job.rule != "all"]
+        jobs = planned_jobs(listing.read_text(encoding="utf-8"))
     else:
         jobs, _, _ = dry_run([str(config_path)])
     config = expanded_config(raw)
@@ -291,9 +302,9 @@ def _model_spec(job: Job, config: dict) -> tuple[str, dict, float]:
         if "bag" in spec:
             return spec["bag"]["kind"], spec["bag"]["params"], models * spec["bag"]["n_models"]
         return spec["kind"], spec["params"], models
-    if job.rule == "bag_submodel":
+    if job.rule in BAG_RULES:
         spec = bag_spec(config, learner)
-        return spec["kind"], spec["params"], 1.0
+        return spec["kind"], spec["params"], float(spec["n_models"]) if job.rule == "train_bag" else 1.0
     if job.rule == "tree_strength":
         from ..sections.diagnostics.grid import tree_strength_settings
 
@@ -310,7 +321,7 @@ def job_key(job: Job, config: dict) -> dict:
     if job.rule in MODEL_RULES and job.get("learner") in config["learners"]:
         kind, params, _ = _model_spec(job, config)
         family = learner_family(kind, params)
-        if job.rule == "bag_submodel" or config["learners"][job.get("learner")]["kind"] == "bag":
+        if job.rule in BAG_RULES or config["learners"][job.get("learner")]["kind"] == "bag":
             family = f"bag-{family}"
     return {"rule": job.rule, "learner": learner, "setting": job.get("setting") or "", "family": family}
 
@@ -326,7 +337,7 @@ def job_features(job: Job, config: dict, sizes: SizeTable) -> dict:
       test documents (the data set's first fold where the job covers several);
     * ``list_length``: the training split's documents per query (model rules; 1 otherwise);
     * ``trees``: the learner's trees (model rules; 1 otherwise);
-    * ``models``: the models a job fits one after another (a study run's B or 2J; 1 otherwise);
+    * ``models``: the models a job fits one after another (a study run's B or 2J, a bag run's sub-models; 1 otherwise);
     * ``inputs``: the job's input files (rules that are not model rules; 1 otherwise).
     """
     features = {"docs": 1.0, "list_length": 1.0, "trees": 1.0, "models": 1.0, "inputs": 1.0}

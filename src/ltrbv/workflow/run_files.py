@@ -1,4 +1,5 @@
-"""A training run's files, as the core run's training rules write them (train_model, train_trial, bag_submodel).
+"""A training run's files, as the core run's training rules write them (train_model, train_trial, train_bag_<n>,
+bag_submodel).
 
 A run's files are published together: written under temporary names beside their targets, then renamed,
 after :func:`ltrbv.workflow.job_guard.check_owner` (a job whose Snakemake run is gone publishes nothing).

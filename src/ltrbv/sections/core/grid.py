@@ -3,7 +3,8 @@
 Config: ``seed``, ``run`` (datasets, learners, seeds), ``metrics``, ``datasets``, ``learners`` and ``figures``
 (schema: ``config/schema/core.schema.yaml``); rules: ``rules/core.smk``.  A learner of kind ``bag`` (BL-MART)
 is a learner of the core run like any other: its sub-models and their combination are rules of this section
-(``bag_submodel``, ``combine_bag``), for the seed runs of every section and the bagging section's trials.
+(``train_bag_<n>``, or ``bag_submodel`` where the learner's ``jobs`` is ``submodel``; ``combine_bag``), for the
+seed runs of every section and the bagging section's trials.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ JOBS = {
     "parse_split": "parse_split/{fold}/{split}",
     "fetch_dataset": "fetch_dataset",
     "train_model": "train_model/{learner}/{fold}/seed{seed}",
+    "train_bag": "train_bag/{learner}/{fold}/{run}",
     "bag_submodel": "bag_submodel/{learner}/{fold}/{run}/sub{k}",
     "combine_bag": "combine_bag/{learner}/{fold}/{run}",
     "evaluate": "evaluate/{learner}",
@@ -76,8 +78,46 @@ def trainable(kind: str) -> bool:
 
 
 def bag_learners(config: dict) -> list[str]:
-    """Bagged learners (kind ``bag``): trained by the ``bag_submodel`` and ``combine_bag`` rules."""
+    """Bagged learners (kind ``bag``): trained by the ``train_bag_<n>`` (or ``bag_submodel``) and ``combine_bag``
+    rules."""
     return [name for name, entry in config["learners"].items() if entry["kind"] == BAG_KIND]
+
+
+#: the rules that train a bag's run in one job, one rule per bag size: ``train_bag_<n_models>`` (job name: JOBS's)
+BAG_RUN_RULE = "train_bag"
+
+
+def bag_jobs(config: dict, learner: str) -> str:
+    """A bag learner's training jobs (``learners.<name>.jobs``, its default filled in by the schema): ``run``, one job
+    per training run fitting the sub-models one after another (a sub-model of MQ2008 trains in less than a job's
+    start-up), or ``submodel``, one job per sub-model (a cluster spreads a large bag's sub-models over its nodes)."""
+    return config["learners"][learner]["jobs"]
+
+
+def bag_run_sizes(config: dict) -> dict[int, list[str]]:
+    """``{n_models: [bag learners]}`` of the bags trained one job per run (rules ``train_bag_<n_models>``)."""
+    sizes = {}
+    for name in bag_learners(config):
+        if bag_jobs(config, name) == "run":
+            sizes.setdefault(int(config["learners"][name]["params"]["n_models"]), []).append(name)
+    return dict(sorted(sizes.items()))
+
+
+def submodel_job_learners(config: dict) -> list[str]:
+    """The bag learners trained one job per sub-model (rule ``bag_submodel``)."""
+    return [name for name in bag_learners(config) if bag_jobs(config, name) == "submodel"]
+
+
+def rule_job(rule: str) -> str:
+    """The job name (a key of JOBS) of a rule: a bag-run rule ``train_bag_<n>`` is ``train_bag``; others their own."""
+    stem, _, size = rule.rpartition("_")
+    return stem if stem == BAG_RUN_RULE and size.isdigit() else rule
+
+
+def named_submodel_files(n_models: int, file: str, name: str) -> dict[str, str]:
+    """``{f"{name}_{k}": sub-model k's file template}`` for k < n_models: a bag-run rule's outputs (wildcards dataset,
+    learner, fold, run)."""
+    return {f"{name}_{k}": paths.fill(paths.SUBMODEL, k=k, file=file) for k in range(n_models)}
 
 
 def learner_rule_params(config: dict, learner: str) -> dict:
@@ -154,15 +194,25 @@ def trial_input(dataset: str, fold: str, run: str) -> list[str]:
 
 
 def training_benchmarks(config: dict, dataset: str, learner: str, fold: str, seed) -> list[str]:
-    """The benchmark files of the jobs that train one (learner, fold, seed): train_model's, or a bag's sub-models'
-    and combine_bag's."""
+    """The benchmark files of the jobs that train one (learner, fold, seed): train_model's, or a bag's training
+    job's (train_bag) or sub-models' (bag_submodel) and combine_bag's."""
     entry = config["learners"][learner]
     if entry["kind"] != BAG_KIND:
         return [paths.benchmark(JOBS["train_model"]).format(dataset=dataset, learner=learner, fold=fold, seed=seed)]
     run = paths.seed_run(seed)
-    return [*(paths.benchmark(JOBS["bag_submodel"]).format(dataset=dataset, learner=learner, fold=fold, run=run, k=k)
-              for k in range(int(entry["params"]["n_models"]))),
+    return [*bag_training_benchmarks(config, dataset, learner, fold, run),
             paths.benchmark(JOBS["combine_bag"]).format(dataset=dataset, learner=learner, fold=fold, run=run)]
+
+
+def bag_training_benchmarks(config: dict, dataset: str, learner: str, fold: str, run: str,
+                            submodels=None) -> list[str]:
+    """The benchmark files of the jobs that train a bag's run (or, with ``submodels``, those sub-models): the run's
+    one train_bag job, or one bag_submodel job per sub-model."""
+    if bag_jobs(config, learner) == "run":
+        return [paths.benchmark(JOBS[BAG_RUN_RULE]).format(dataset=dataset, learner=learner, fold=fold, run=run)]
+    ks = range(int(config["learners"][learner]["params"]["n_models"])) if submodels is None else submodels
+    return [paths.benchmark(JOBS["bag_submodel"]).format(dataset=dataset, learner=learner, fold=fold, run=run, k=k)
+            for k in ks]
 
 
 def parsed_files(config: dict, dataset: str, split: str) -> dict[str, str]:
@@ -198,7 +248,9 @@ def targets(config: dict) -> list[str]:
 
 def bag_problems(config: dict) -> list[str]:
     """A bag's base must be a built-in learner of the config, and its ``base_params`` parameters of that learner."""
-    problems = []
+    problems = [f"learners.{name}.jobs: only a bag's (kind bag) training jobs are chosen; {name!r} is of kind "
+                f"{entry['kind']!r}" for name, entry in config["learners"].items()
+                if "jobs" in entry and entry["kind"] != BAG_KIND]
     for name in bag_learners(config):
         params = config["learners"][name].get("params", {})
         base = params.get("base")

@@ -1,5 +1,5 @@
 """``scores``: the validation scores of two (or more) sub-models of a bag, each trained on its own sample of the
-training queries (rule ``bag_submodel``), on the first fold (Ganjisaffar et al. 2011, Fig. 3): their
+training queries (rule ``train_bag_<n>`` or ``bag_submodel``), on the first fold (Ganjisaffar et al. 2011, Fig. 3): their
 distributions and a two-sample Kolmogorov-Smirnov test (table and figure).
 
 Claim: ``differ`` (the first two sub-models' score distributions differ: the test's p-value, in the family).
@@ -73,10 +73,10 @@ def files(config: dict, dataset: str, name: str, entry: dict) -> dict:
 
 
 def benchmarks(config: dict, dataset: str, name: str, entry: dict) -> list[str]:
+    """The jobs that trained the compared sub-models (the bag's run, all its sub-models, where they train in one job)
+    and the entry's own."""
     fold, run = _first_run(config, dataset)
-    template = paths.benchmark(core_grid.JOBS["bag_submodel"])
-    return [*(template.format(dataset=dataset, learner=entry["bag"], fold=fold, run=run, k=k)
-              for k in entry["submodels"]),
+    return [*core_grid.bag_training_benchmarks(config, dataset, entry["bag"], fold, run, submodels=entry["submodels"]),
             paths.benchmark(entry_job(NAME)).format(dataset=dataset, entry=name)]
 
 
