@@ -154,3 +154,22 @@ def test_a_bag_run_job_is_priced_as_its_sub_models_one_after_another(tmp_path):
     assert job_features(run_job, config, sizes)["models"] == 4.0
     assert job_features(submodel_job, config, sizes)["models"] == 1.0
     assert job_key(run_job, config) == {"rule": "train_bag", "learner": "bag4", "setting": "", "family": "bag-xgboost"}
+
+
+def test_a_catalog_timing_job_is_priced_by_the_fits_it_makes():
+    """A timing job fits each timed learner `repeats` times, a forest of the timing's trees, on the first fold's
+    training split: those are its sizes (a lean calibration run times fewer learners than the full one)."""
+    from ltrbv.sections.catalog.grid import settings, timed_entries, timed_learners
+    from ltrbv.workflow.plan import SizeTable, expanded_config, job_features, merged_config
+
+    config = expanded_config(merged_config([str(DEMO), str(REPO / "config" / "catalog.yaml")]))
+    sizes, timing = SizeTable(config), settings(config)["timing"]
+    train = sizes("demo", "Fold1", "train")
+    counts = set()
+    for entry in timed_entries(config):
+        features = job_features(Job("catalog_timing", (("dataset", "demo"), ("entry", entry))), config, sizes)
+        n = len(timed_learners(config, entry))
+        counts.add(n)
+        assert features == {"docs": float(train.docs), "list_length": train.list_length, "trees": float(timing["trees"]),
+                            "models": float(n * timing["repeats"]), "inputs": 1.0}
+    assert len(counts) > 1  # the entries time different numbers of learners

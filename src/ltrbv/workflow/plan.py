@@ -238,6 +238,8 @@ def calibration_costs(run_dirs: list[str]) -> pd.DataFrame:
 
 #: rules that fit a learner's models (their cost grows with the training set and the learner's trees)
 MODEL_RULES = (*TRAINING_RULES, "tree_strength")
+#: the catalog's timing jobs: each fits its entry's timed learners (their sizes: :func:`job_features`)
+TIMING_RULE = "catalog_timing"
 
 
 def expanded_config(config: dict) -> dict:
@@ -339,6 +341,9 @@ def job_features(job: Job, config: dict, sizes: SizeTable) -> dict:
     * ``trees``: the learner's trees (model rules; 1 otherwise);
     * ``models``: the models a job fits one after another (a study run's B or 2J, a bag run's sub-models; 1 otherwise);
     * ``inputs``: the job's input files (rules that are not model rules; 1 otherwise).
+
+    A catalog timing job fits each timed learner ``repeats`` times on the first fold's training split: its
+    documents, the timing's trees, and models = learners x repeats (a lean calibration run times fewer learners).
     """
     features = {"docs": 1.0, "list_length": 1.0, "trees": 1.0, "models": 1.0, "inputs": 1.0}
     dataset = job.get("dataset")
@@ -353,6 +358,13 @@ def job_features(job: Job, config: dict, sizes: SizeTable) -> dict:
         train = sizes(dataset, fold, "train")
         features.update(docs=float(train.docs), list_length=train.list_length, trees=_trees(kind, params),
                         models=float(models))
+        return features
+    if job.rule == TIMING_RULE and job.get("entry"):
+        from ..sections.catalog.grid import settings, timed_learners
+
+        timing, train = settings(config)["timing"], sizes(dataset, _first_fold(config, dataset), "train")
+        features.update(docs=float(train.docs), list_length=train.list_length, trees=float(timing["trees"]),
+                        models=float(len(timed_learners(config, job.get("entry"))) * timing["repeats"]))
         return features
     split = job.get("split") if job.rule in ("parse_split", "validation_split") and job.get("split") else "test"
     if job.rule == "validation_split":
