@@ -247,7 +247,8 @@ def targets(config: dict) -> list[str]:
 
 
 def bag_problems(config: dict) -> list[str]:
-    """A bag's base must be a built-in learner of the config, and its ``base_params`` parameters of that learner."""
+    """A bag's base must be a built-in learner of the config, and its ``base_params`` parameters of that learner;
+    ``jobs`` (how a bag's sub-models are split into jobs) is a bag's key only."""
     problems = [f"learners.{name}.jobs: only a bag's (kind bag) training jobs are chosen; {name!r} is of kind "
                 f"{entry['kind']!r}" for name, entry in config["learners"].items()
                 if "jobs" in entry and entry["kind"] != BAG_KIND]
