@@ -183,7 +183,9 @@ def test_one_job_per_submodel_writes_the_same_files(finished, tmp_path):
 
 def test_bag_jobs_is_a_bag_s_option_only(tmp_path):
     for entry, message in (({"kind": "xgboost", "params": LM, "jobs": "run"}, "learners.lambdamart-rand.jobs: only a bag"),
-                           ({**BAGGED["learners"]["bl-mart"], "jobs": "sub"}, "'sub' is not one of ['run', 'submodel']")):
+                           ({**BAGGED["learners"]["bl-mart"], "jobs": "sub"},
+                            "learners.bl-mart.jobs: 'sub' is not one of ['run', 'submodel']"),
+                           ({**BAGGED["learners"]["bl-mart"], "jobs": 1}, "learners.bl-mart.jobs: 1 is not of type 'string'")):
         name = "bl-mart" if entry["kind"] == "bag" else "lambdamart-rand"
         bad = {**BAGGED, "learners": {**BAGGED["learners"], name: entry}}
         result = run(tmp_path, bad, "--dry-run", check=False)
