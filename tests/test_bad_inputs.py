@@ -510,6 +510,8 @@ CLI_CASES = [
             r"/dev/zero: is a character device, expected a config file"),
     CliCase("plan-sizes-without-calibration", lambda f, d: ["plan", "--sizes", "yahoo=Yahoo-set1"],
             r"--sizes gives the data sets' sizes for pricing with --calibration; give --calibration too"),
+    CliCase("plan-anchors-without-calibration", lambda f, d: ["plan", "--anchors", str(d / "a.json")],
+            r"--anchors scales a calibration's prices to full-size measurements; give --calibration too"),
     *[CliCase(f"plan-sizes-{name}", (lambda v: lambda f, d: ["plan", "--calibration", str(d), "--sizes", v])(value), message)
       for name, value, message in (("unknown-name", "yahoo=Yahoo-set9", r"--sizes: no published sizes of 'Yahoo-set9'"),
                                    ("no-dataset", "=Yahoo-set1", r"--sizes takes DATASET=NAME pairs"),

@@ -173,3 +173,75 @@ def test_a_catalog_timing_job_is_priced_by_the_fits_it_makes():
         assert features == {"docs": float(train.docs), "list_length": train.list_length, "trees": float(timing["trees"]),
                             "models": float(n * timing["repeats"]), "inputs": 1.0}
     assert len(counts) > 1  # the entries time different numbers of learners
+
+
+def _anchor_setup(tmp_path):
+    """Two fake calibration runs of the demo config (rf-point's and lambdamart's work known laws), its models and
+    sizes at the demo's own size."""
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, expanded_config
+
+    runs = []
+    for queries in (40, 160):
+        work = {("train_model", learner, seed): factor * (queries * 20) ** 1.1
+                for learner, factor in (("rf-point", 1e-4), ("lambdamart", 4e-4)) for seed in (1, 2)}
+        work[("evaluate", "rf-point", 1)] = 0.2
+        runs.append(str(calibration_run(tmp_path / f"q{queries}", queries, 20, work)))
+    config = expanded_config(yaml.safe_load(DEMO.read_text()))
+    return config, SizeTable(config), fit_models(calibration_costs(runs), training_rules=MODEL_RULES)
+
+
+def test_anchors_scale_a_family_s_training_jobs_to_the_full_size_measurement(tmp_path):
+    """A full-size measurement twice the calibrated price doubles the work of that family's training jobs on that
+    data set (the start-up stays); other families, a forest of another subsample and other rules keep their price."""
+    import json
+
+    from ltrbv.workflow.plan import anchor_factors, estimate, job_features, job_key
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    job = Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "rf-point"), ("seed", "0")))
+    key = job_key(job, config)
+    price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], "demo",
+                           job_features(job, config, sizes))
+    startup = models.startup["train_model"]
+    path = tmp_path / "anchors.json"
+    path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": "rf-point",
+                                          "projected_s": 2 * (price["seconds"] - startup)}]}))
+    factors = anchor_factors([str(path)], config, sizes, models)
+    assert factors == {("demo", "forest-point", "subsample=0.63"): pytest.approx(2.0, rel=1e-12)}
+    config["learners"]["rf-point-s5"] = {**config["learners"]["rf-point"],
+                                         "params": {**config["learners"]["rf-point"]["params"], "subsample": 0.05}}
+    jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", name), ("seed", "1")))
+            for name in ("rf-point", "lambdamart", "rf-point-s5")]
+    jobs.append(Job("evaluate", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "rf-point"), ("seed", "1")),
+                    inputs=("a", "b", "c", "d", "e")))
+    before = estimate(jobs, config, sizes, models).set_index(["rule", "learner"])
+    models.anchors = factors
+    after = estimate(jobs, config, sizes, models).set_index(["rule", "learner"])
+    point = ("train_model", "rf-point")
+    assert after.loc[point, "core_hours"] * 3600 - startup == pytest.approx(
+        2 * (before.loc[point, "core_hours"] * 3600 - startup), rel=1e-9)
+    assert "anchored x2.00" in after.loc[point, "source"]
+    # another family, a forest of another subsample (a tree of other rows), a rule that fits no model: unchanged
+    for other in (("train_model", "lambdamart"), ("train_model", "rf-point-s5"), ("evaluate", "rf-point")):
+        assert after.loc[other, "core_hours"] == before.loc[other, "core_hours"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("not json", "not a check_plan_target.py --json file"),
+    ('{"rows": {}}', "'rows' is not a list"),
+    ('{"rows": [{"dataset": "mslr10k", "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set 'mslr10k'"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-nothing", "projected_s": 10}]}', r"row 1: learner 'rf-nothing'"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": -1}]}', "row 1: projected_s must be a positive"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": "10"}]}', "row 1: projected_s must be a positive"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": 10}, 3]}', "row 2: not an object"),
+])
+def test_a_bad_anchor_file_or_row_is_refused_naming_it(tmp_path, content, message):
+    from ltrbv.workflow.plan import anchor_factors
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message) as error:
+        anchor_factors([str(path)], config, sizes, models)
+    assert str(path) in str(error.value)

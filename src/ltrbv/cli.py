@@ -173,12 +173,14 @@ def _check_config(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from .workflow.costs import FEATURES, fit_models
-    from .workflow.plan import (MODEL_RULES, SizeTable, calibration_costs, dry_run, estimate,
+    from .workflow.plan import (MODEL_RULES, SizeTable, anchor_factors, calibration_costs, dry_run, estimate,
                                 expanded_config, merged_config)
 
     _check_config_files(args.configfile)
     if args.sizes and not args.calibration:
         raise ValueError("--sizes gives the data sets' sizes for pricing with --calibration; give --calibration too")
+    if args.anchors and not args.calibration:
+        raise ValueError("--anchors scales a calibration's prices to full-size measurements; give --calibration too")
     mapping = _sizes(args.sizes)
     costs = calibration_costs(args.calibration) if args.calibration else None  # checked before the dry run
     jobs, counts, _ = dry_run(args.configfile, placeholders=args.placeholders)
@@ -192,6 +194,11 @@ def _plan(args: argparse.Namespace) -> int:
     models = fit_models(costs, training_rules=MODEL_RULES)
     config = expanded_config(merged_config(args.configfile))
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
+    if args.anchors:
+        models.anchors = anchor_factors(args.anchors, config, sizes, models)
+        print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
+        for (dataset, family, variant), factor in sorted(models.anchors.items()):
+            print(f"  {dataset:<12} {family:<16} {variant or '(every variant)':<18} x{factor:.2f}")
     table = estimate(jobs, config, sizes, models)
     _print_models(models, costs, FEATURES)
     _print_sizes(sizes)
@@ -342,6 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--sizes", nargs="+", metavar="DATASET=NAME",
                       help="price an absent data set at a published data set's sizes, e.g. yahoo=Yahoo-set1 (a data "
                       "set named by a manifest alias, e.g. mslr10k, needs none)")
+    plan.add_argument("--anchors", nargs="+", metavar="JSON",
+                      help="full-size measurements (tests/benchmarks/check_plan_target.py --json): each measured "
+                      "learner family's training jobs on that data set priced at the measured / calibrated ratio")
     plan.set_defaults(func=_plan)
 
     check = sub.add_parser("check-config", description="Check config files as the workflow does before any job: "

@@ -265,9 +265,15 @@ class CostModels:
     startup: dict = field(default_factory=dict)    # {rule: median start-up seconds}
     startup_all: float = 0.0
     training_rules: frozenset = frozenset()
+    #: {(dataset, learner family, variant): factor}: a training job's work scaled by what a model of the family (and
+    #: variant: a forest's subsample) measured at the data set's full size against its price
+    #: (:func:`ltrbv.workflow.plan.anchor_factors`)
+    anchors: dict = field(default_factory=dict)
 
-    def predict(self, rule: str, family: str, learner: str, setting: str, dataset: str, x: dict) -> dict:
-        """CPU seconds of one job: ``{"seconds", "low", "high", "source"}``, ``low``/``high`` one log-sd apart."""
+    def predict(self, rule: str, family: str, learner: str, setting: str, dataset: str, x: dict,
+                variant: str = "") -> dict:
+        """CPU seconds of one job: ``{"seconds", "low", "high", "source"}``, ``low``/``high`` one log-sd apart;
+        ``variant`` picks the job's anchor (:meth:`anchor`)."""
         model, fallback = self._model(rule, family)
         work, sd, intercept = model.work((rule, learner, setting, dataset), x)
         if fallback:
@@ -275,9 +281,20 @@ class CostModels:
             label = fallback
         else:
             label = "calibrated" if intercept == "key" else f"calibrated: {intercept}"
+        factor = self.anchor(rule, family, dataset, variant)
+        if factor is not None:
+            work *= factor
+            label += f", anchored x{factor:.2f}"
         startup = self.startup.get(rule, self.startup_all)
         return {"seconds": startup + work, "low": startup + work * math.exp(-sd),
                 "high": startup + work * math.exp(sd), "source": label}
+
+    def anchor(self, rule: str, family: str, dataset: str, variant: str = "") -> float | None:
+        """The full-size factor of a training rule's job of ``family`` (a bag's: its base's) and ``variant`` on
+        ``dataset``."""
+        if rule not in self.training_rules or not family:
+            return None
+        return self.anchors.get((dataset, family.removeprefix("bag-"), variant))
 
     def _model(self, rule: str, family: str) -> tuple[GroupModel, str]:
         if (rule, family) in self.groups:

@@ -380,7 +380,7 @@ def estimate(jobs: list[Job], config: dict, sizes: SizeTable, models: CostModels
     for job in jobs:
         key = job_key(job, config)
         price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], job.get("dataset") or "",
-                               job_features(job, config, sizes))
+                               job_features(job, config, sizes), variant=anchor_variant(job, config))
         rows.append({"dataset": job.get("dataset") or "", **key, **price})
     planned = pd.DataFrame(rows, columns=["dataset", "rule", "learner", "setting", "family", "seconds", "low", "high",
                                           "source"])
@@ -390,3 +390,63 @@ def estimate(jobs: list[Job], config: dict, sizes: SizeTable, models: CostModels
     for column in ("core_hours", "low", "high"):
         grouped[column] = grouped[column] / 3600
     return grouped
+
+
+# -- full-size anchors ----------------------------------------------------------------------------------------
+
+
+def anchor_variant(job: Job, config: dict) -> str:
+    """What besides its family and data set a model job's anchor must share with the measured model: a forest's
+    ``subsample`` (a tree's rows: RF-list's cost per row grows with them, so a factor measured at 63% does not
+    carry to the 5% variants); '' for other jobs and learners (a boosting model's cost per round is linear in its
+    documents, so its factor carries to its grid, its bag's sub-models and its study replicates)."""
+    if job.rule not in MODEL_RULES or job.get("learner") not in config["learners"]:
+        return ""
+    kind, params, _ = _model_spec(job, config)
+    if kind != "random_forest":
+        return ""
+    return f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"
+
+
+def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
+    """{(dataset, learner family, variant): factor} from full-size measurements (``tests/benchmarks/check_plan_target.py
+    --json``: rows of ``dataset``, ``learner`` and ``projected_s``, one model's CPU seconds projected from its first
+    trees fitted at the data set's full size).  A row's factor is its projection over the work ``models`` price the
+    learner's ``train_model`` job at (its start-up apart); a family's, the geometric mean of its rows'.  The
+    calibration measures at 0.25-4% of a data set and extrapolates; a factor moves a family's price to what a
+    model costs where the plan prices it, for the jobs of its :func:`anchor_variant`.  A bad file or row is refused,
+    naming it."""
+    import json
+    import math
+
+    ratios: dict = {}
+    for path in paths:
+        try:
+            rows = json.loads(Path(path).read_text())["rows"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"--anchors {path}: not a check_plan_target.py --json file ({error})") from None
+        if not isinstance(rows, list):
+            raise ValueError(f"--anchors {path}: 'rows' is not a list")
+        for i, row in enumerate(rows):
+            where = f"--anchors {path}, row {i + 1}"
+            if not isinstance(row, dict):
+                raise ValueError(f"{where}: not an object")
+            dataset, learner, projected = row.get("dataset"), row.get("learner"), row.get("projected_s")
+            if dataset not in config["datasets"]:
+                raise ValueError(f"{where}: data set {dataset!r} is not in the config")
+            if learner not in config["learners"] or config["learners"][learner]["kind"] == "bag":
+                raise ValueError(f"{where}: learner {learner!r} is not a model learner of the config")
+            if isinstance(projected, bool) or not isinstance(projected, (int, float)) or not math.isfinite(projected) \
+                    or projected <= 0:
+                raise ValueError(f"{where}: projected_s must be a positive number, got {projected!r}")
+            job = Job("train_model", (("dataset", dataset), ("fold", _first_fold(config, dataset)),
+                                      ("learner", learner), ("seed", "0")))
+            key = job_key(job, config)
+            price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset,
+                                   job_features(job, config, sizes))
+            work = price["seconds"] - models.startup.get("train_model", models.startup_all)
+            if work <= 0:
+                raise ValueError(f"{where}: the calibration prices no work for {learner} on {dataset}")
+            ratios.setdefault((dataset, key["family"], anchor_variant(job, config)), []).append(
+                math.log(projected / work))
+    return {group: math.exp(sum(logs) / len(logs)) for group, logs in ratios.items()}

@@ -1,0 +1,236 @@
+"""``ltrbv plan``'s price of a model checked at the size it is for: one model's first trees fitted at full size.
+
+    python tests/benchmarks/check_plan_target.py --configfile config/paper.yaml config/catalog.yaml \\
+        config/catalog-paper.yaml --sizes yahoo=Yahoo-set1 --calibration results/calibration/f0.0025 \\
+        results/calibration/f0.01 results/calibration/f0.04 [--learners mslr10k:rf-list yahoo:lambdamart-rand ...] \\
+        [--boosting-rounds 5 25] [--forest-trees 1 3] [--one-fit-above 30] [--json FILE]
+
+The calibration runs (``calibrate_costs.py``) measure the workflow at 0.25-4% of a data set's training queries and
+check the fitted cost models on a held-out 16%; a plan prices the papers' data at 100%, 6x further out.  This
+script measures there.  For each ``DATASET:LEARNER`` (default: each data set of the run with lambdamart-rand,
+lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them) it
+
+* prices the learner's ``train_model`` job on the data set's first fold exactly as ``ltrbv plan`` does
+  (``job_key``, ``job_features`` and the cost models fitted on ``--calibration``), at the published sizes
+  (``--sizes``, or the data set's own files' sizes);
+* draws synthetic training and validation splits of that fold's published sizes, shaped like the data set (the
+  calibration runs' generator, ``calibrate_costs.synthetic_entry``: features, documents per query, label shares),
+  and fits the learner as the job does (``make_learner``, ``fit_predict``, one thread, the config's parameters)
+  with its trees cut, at two tree counts (``--boosting-rounds``, ``--forest-trees``): the cost a tree is the
+  difference, the rest the model's fixed cost (making the DMatrix, the forest's column copies and binning,
+  scoring; an MSLR-WEB10K RF-point fit 0.8 CPU-s of fixed cost beside 2.3 a tree, so one fit would overstate
+  its trees by a third).  A forest whose first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is
+  fitted once: its fixed cost, counted with its trees, is then a few per cent of a tree;
+* projects the measured CPU time to the learner's ``n_estimators`` and prints it beside the plan's price:
+  error = planned / measured - 1.  A boosting model that stops early fits fewer rounds than ``n_estimators``:
+  the plan prices the cap, and so does the projection;
+* checks the anchors leave-one-out: each model priced with the factor (projected / planned work) of the other
+  measured learners of its family on its data set, as ``ltrbv plan --anchors FILE`` prices a family's jobs.
+
+``--json FILE`` is what ``ltrbv plan --anchors`` reads (its rows' ``dataset``, ``learner``, ``projected_s``).
+
+The fits run in this process after a warm-up fit on small data (numba's kernels loaded, untimed); CPU time by
+``time.process_time``; the load is printed beside each fit.  Memory: the synthetic splits as float32 (Yahoo set
+1's training split ~1.3 GB) plus the learner's own copies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from calibrate_costs import TRAIN_SHARE, synthetic_entry  # noqa: E402
+from timing import load_average  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "src"))
+
+DEFAULT_LEARNERS = ("lambdamart-rand", "lambdamart", "rf-list", "rf-hybrid-l6", "rf-point")
+BOOSTING = ("xgboost", "lightgbm")
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--configfile", nargs="+", required=True, help="the config files of the plan (merged in order)")
+    parser.add_argument("--calibration", nargs="+", required=True, help="calibration run folders (as ltrbv plan's)")
+    parser.add_argument("--sizes", nargs="+", default=[], metavar="DATASET=NAME",
+                        help="absent data sets' published sizes (as ltrbv plan --sizes)")
+    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER",
+                        help="the models to check (default: each run data set with " + ", ".join(DEFAULT_LEARNERS) + ")")
+    parser.add_argument("--boosting-rounds", nargs=2, type=int, default=[5, 25], metavar=("A", "B"),
+                        help="a boosting model's two round counts (A < B; default 5 25)")
+    parser.add_argument("--forest-trees", nargs=2, type=int, default=[1, 3], metavar=("A", "B"),
+                        help="a forest's two tree counts (A < B; default 1 3)")
+    parser.add_argument("--one-fit-above", type=float, default=30.0, metavar="SECONDS",
+                        help="fit a forest once when its first fit takes more than this many CPU-s a tree (default 30)")
+    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    a, b = args.boosting_rounds
+    if not 1 <= a < b:
+        parser.error(f"--boosting-rounds: two round counts 1 <= A < B, got {a} {b}")
+    a, b = args.forest_trees
+    if not 1 <= a < b:
+        parser.error(f"--forest-trees: two tree counts 1 <= A < B, got {a} {b}")
+    if not args.one_fit_above > 0:
+        parser.error(f"--one-fit-above: a positive number of seconds, got {args.one_fit_above}")
+    for item in args.learners or ():
+        if item.count(":") != 1 or not all(item.split(":")):
+            parser.error(f"--learners: DATASET:LEARNER, got {item!r}")
+    for pair in args.sizes:
+        if pair.count("=") != 1 or not all(pair.split("=")):
+            parser.error(f"--sizes: DATASET=NAME, got {pair!r}")
+    for folder in args.calibration:
+        if not (Path(folder) / "config.yaml").is_file():
+            parser.error(f"--calibration: {folder} is not a calibration run folder (no config.yaml)")
+    if args.json is not None and args.json.exists() and args.json.is_dir():
+        parser.error(f"--json: {args.json} is a folder")
+    return args
+
+
+def chosen_models(config: dict, learners) -> list[tuple[str, str]]:
+    """(data set, learner) pairs to check; an unknown name is refused with the config's names."""
+    datasets = list(config["run"]["datasets"])
+    if not learners:
+        return [(d, name) for d in datasets for name in DEFAULT_LEARNERS if name in config["learners"]]
+    pairs = [tuple(item.split(":")) for item in learners]
+    for dataset, name in pairs:
+        if dataset not in config["datasets"]:
+            raise SystemExit(f"--learners: no data set {dataset!r} in the config ({', '.join(sorted(config['datasets']))})")
+        if name not in config["learners"]:
+            raise SystemExit(f"--learners: no learner {name!r} in the config")
+        if config["learners"][name]["kind"] not in ("random_forest", *BOOSTING):
+            raise SystemExit(f"--learners: {name} is a {config['learners'][name]['kind']}: only forests and boosting "
+                             "are fitted here")
+    return pairs
+
+
+def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
+    """A RankingData of ``size.queries`` synthetic queries shaped like the data set (the calibration runs' shape)."""
+    from ltrbv.data.ranking_data import RankingData
+    from ltrbv.data.synthetic import SyntheticSpec, generate_queries
+
+    spec = synthetic_entry(name, entry, size, TRAIN_SHARE, mapping, seed)["synthetic"]
+    drawn = generate_queries(SyntheticSpec(**{**spec, "label_probs": tuple(spec["label_probs"])}))
+    offsets = np.zeros(drawn.query_sizes.size + 1, dtype=np.int64)
+    np.cumsum(drawn.query_sizes, out=offsets[1:])
+    return RankingData(X=np.ascontiguousarray(drawn.X, dtype=np.float32), labels=drawn.labels.astype(np.int8),
+                       query_offsets=offsets, qids=np.arange(drawn.query_sizes.size).astype(str),
+                       line_numbers=np.arange(1, offsets[-1] + 1, dtype=np.int64), source=f"synthetic {name}")
+
+
+def timed_fit(kind: str, params: dict, trees: int, train, vali) -> float:
+    """CPU seconds of one fit of ``trees`` trees as the training rule fits it (fit_predict, one thread)."""
+    from ltrbv.learners import make_learner
+
+    learner = make_learner(kind, {**params, "n_estimators": trees}, random_state=1, n_threads=1)
+    start = time.process_time()
+    learner.fit_predict(train, vali, (vali,))
+    return time.process_time() - start
+
+
+def leave_one_out(rows: list[dict]) -> list[dict]:
+    """Each row priced with the anchor factor (projected / planned work, geometric mean) of the other rows of its data
+    set and family, as ``ltrbv plan --anchors`` would price it without its own measurement."""
+    out = []
+    for row in rows:
+        others = [r for r in rows if r is not row and (r["dataset"], r["family"]) == (row["dataset"], row["family"])]
+        if not others:
+            continue
+        factor = math.exp(sum(math.log(r["projected_s"] / r["planned_work_s"]) for r in others) / len(others))
+        anchored = row["planned_work_s"] * factor
+        out.append({"dataset": row["dataset"], "learner": row["learner"], "family": row["family"], "factor": factor,
+                    "anchored_s": anchored, "projected_s": row["projected_s"], "error": anchored / row["projected_s"] - 1})
+    return out
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.dryrun import Job
+    from ltrbv.workflow.plan import (MODEL_RULES, SizeTable, _model_spec, _trees, calibration_costs, expanded_config,
+                                     job_features, job_key, merged_config)
+    from ltrbv.workflow.sizes import published_name
+
+    mapping = dict(pair.split("=", 1) for pair in args.sizes)
+    config = expanded_config(merged_config([str(Path(p).resolve()) for p in args.configfile]))
+    pairs = chosen_models(config, args.learners)
+    models = fit_models(calibration_costs(args.calibration), training_rules=MODEL_RULES)
+    sizes = SizeTable(config, results=Path("results"), mapping=mapping)
+    rows, warmed = [], set()
+    for dataset, name in pairs:
+        fold = config["datasets"][dataset]["folds"][0]
+        job = Job("train_model", (("dataset", dataset), ("fold", fold), ("learner", name), ("seed", "0")))
+        key, features = job_key(job, config), job_features(job, config, sizes)
+        price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset, features)
+        kind, params, _ = _model_spec(job, config)
+        n_trees = int(_trees(kind, params))
+        entry = config["datasets"][dataset]
+        train_size, vali_size = sizes(dataset, fold, "train"), sizes(dataset, fold, "vali")
+        print(f"{dataset} {name}: {train_size.docs:,} training documents ({train_size.queries:,} queries, "
+              f"{published_name(dataset, mapping) or 'own files'}), {n_trees} trees planned at "
+              f"{price['seconds']:.4g} CPU-s", flush=True)
+        train = synthetic_split(entry, train_size, 20261128, mapping, dataset)
+        vali = synthetic_split(entry, vali_size, 20261129, mapping, dataset)
+        if (kind, key["family"]) not in warmed:  # numba's kernels (or XGBoost's first call) outside the timing
+            small = type(train_size)(queries=30, docs=int(30 * train_size.list_length))
+            warm = synthetic_split(entry, small, 1, mapping, dataset)
+            timed_fit(kind, params, 1, warm, warm)
+            warmed.add((kind, key["family"]))
+        counts = list(args.boosting_rounds if kind in BOOSTING else args.forest_trees)
+        seconds, loads = [], []
+        for trees in counts:
+            loads.append(load_average()[0])
+            seconds.append(timed_fit(kind, params, trees, train, vali))
+            print(f"  {trees} trees: {seconds[-1]:.2f} CPU-s (load {loads[-1]:.2f})", flush=True)
+            if kind not in BOOSTING and seconds[-1] / trees > args.one_fit_above:
+                counts = counts[:1]  # a tree of minutes: the fixed cost is noise beside it
+                break
+        if len(counts) == 2:
+            per_tree = (seconds[1] - seconds[0]) / (counts[1] - counts[0])
+            fixed = max(seconds[0] - per_tree * counts[0], 0.0)
+        else:
+            per_tree, fixed = seconds[0] / counts[0], 0.0
+        projected = fixed + per_tree * n_trees
+        row = {"dataset": dataset, "learner": name, "family": key["family"], "train_docs": train_size.docs,
+               "train_queries": train_size.queries, "trees": n_trees, "fits": dict(zip(map(str, counts), seconds)),
+               "measured_per_tree_s": per_tree, "measured_fixed_s": fixed, "projected_s": projected,
+               "planned_s": price["seconds"], "planned_low_s": price["low"], "planned_high_s": price["high"],
+               "planned_work_s": price["seconds"] - models.startup.get("train_model", models.startup_all),
+               "error": price["seconds"] / projected - 1, "load": loads}
+        rows.append(row)
+        print(f"  projected {projected:.4g} CPU-s ({per_tree:.3g} a tree + {fixed:.3g}); planned {price['seconds']:.4g}"
+              f" ({row['error']:+.1%})", flush=True)
+        del train, vali
+    print("\n| data set | learner | training documents | trees | measured CPU-s a tree | fixed | projected model "
+          "CPU-s | planned | error | planned low-high |\n|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        inside = r["planned_low_s"] <= r["projected_s"] <= r["planned_high_s"]
+        print(f"| {r['dataset']} | {r['learner']} | {r['train_docs']:,} | {r['trees']} | {r['measured_per_tree_s']:.3g} | "
+              f"{r['measured_fixed_s']:.3g} | {r['projected_s']:.4g} | {r['planned_s']:.4g} | {r['error']:+.1%} | "
+              f"{r['planned_low_s']:.3g}-{r['planned_high_s']:.3g} ({'inside' if inside else 'outside'}) |")
+    loo = leave_one_out(rows)
+    if loo:
+        print("\nanchors checked leave-one-out (ltrbv plan --anchors: a family's factor on a data set from its other "
+              "measured learners, applied to this one's planned work):\n\n| data set | learner | factor of the others | "
+              "anchored price | projected | error |\n|---|---|---|---|---|---|")
+        for r in loo:
+            print(f"| {r['dataset']} | {r['learner']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
+                  f"{r['error']:+.1%} |")
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"configfile": args.configfile, "calibration": args.calibration,
+                                         "rows": rows, "leave_one_out": loo}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""tests/benchmarks/check_plan_target.py: a model priced as ``ltrbv plan`` prices it, fitted at that size and
+projected; bad options refused before any work (argparse's exit 2, the option named, nothing written)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_plan import DEMO, calibration_run
+
+SCRIPT = Path(__file__).resolve().parent / "benchmarks" / "check_plan_target.py"
+
+
+def load_script(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("check_plan_target_under_test", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def calibrations(tmp_path):
+    """Two calibration runs of the demo config with rf-point's training work a known law of its documents."""
+    runs = []
+    for queries in (40, 160):
+        work = {("train_model", "rf-point", seed): 1e-4 * (queries * 20) ** 1.2 for seed in (1, 2)}
+        runs.append(str(calibration_run(tmp_path / "cal" / f"q{queries}", queries, 20, work)))
+    return runs
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--boosting-rounds", "25", "5"], "--boosting-rounds"),
+    (["--boosting-rounds", "0", "5"], "--boosting-rounds"),
+    (["--boosting-rounds", "five", "25"], "--boosting-rounds"),
+    (["--forest-trees", "0", "2"], "--forest-trees"),
+    (["--forest-trees", "3", "1"], "--forest-trees"),
+    (["--forest-trees", "2"], "--forest-trees"),
+    (["--one-fit-above", "0"], "--one-fit-above"),
+    (["--one-fit-above", "nan"], "--one-fit-above"),
+    (["--learners", "demo-rf-point"], "--learners"),
+    (["--learners", "demo:"], "--learners"),
+    (["--sizes", "yahoo"], "--sizes"),
+])
+def test_bad_options_are_refused_before_any_work(argv, named, calibrations, capsys, tmp_path, monkeypatch):
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out.json"
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--json", str(out), *argv])
+    assert stop.value.code == 2
+    assert named in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "results").exists()
+
+
+def test_a_folder_that_is_no_calibration_run_is_refused(capsys, tmp_path, monkeypatch):
+    script = load_script(monkeypatch)
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--configfile", str(DEMO), "--calibration", str(tmp_path)])
+    assert stop.value.code == 2 and "--calibration" in capsys.readouterr().err
+
+
+def test_unknown_names_are_refused_with_the_config_s_names(calibrations, tmp_path, monkeypatch):
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    for learners, message in ((["mslr10k:rf-point"], "no data set 'mslr10k'"), (["demo:rf-nothing"], "no learner 'rf-nothing'")):
+        with pytest.raises(SystemExit, match=message):
+            script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", *learners])
+
+
+def test_the_model_is_priced_as_the_plan_prices_it_and_fitted_at_that_size(calibrations, tmp_path, monkeypatch):
+    """The planned price is ltrbv plan's ``estimate`` of the same train_model job (the same cost models, sizes and
+    features), the fit's trees are projected to the learner's n_estimators, and the error is planned / projected - 1."""
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.dryrun import Job
+    from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config
+
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "check.json"
+    assert script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", "demo:rf-point",
+                        "--forest-trees", "2", "6", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    config = expanded_config(yaml.safe_load(DEMO.read_text()))
+    job = Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "rf-point"), ("seed", "0")))
+    planned = estimate([job], config, SizeTable(config), fit_models(calibration_costs(calibrations),
+                                                                     training_rules=MODEL_RULES))
+    assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)
+    sizes = SizeTable(config)("demo", "Fold1", "train")
+    assert (row["train_docs"], row["train_queries"], row["trees"]) == (sizes.docs, sizes.queries, 100)
+    assert list(row["fits"]) == ["2", "6"] and 0 < row["fits"]["2"] < row["fits"]["6"]
+    per_tree = (row["fits"]["6"] - row["fits"]["2"]) / 4
+    assert row["measured_per_tree_s"] == pytest.approx(per_tree)
+    assert row["projected_s"] == pytest.approx(max(row["fits"]["2"] - 2 * per_tree, 0.0) + 100 * per_tree)
+    assert row["error"] == pytest.approx(row["planned_s"] / row["projected_s"] - 1)
+    assert not (tmp_path / "results").exists()  # nothing written but the JSON asked for
+
+
+def test_leave_one_out_prices_each_model_with_the_factor_of_its_family_s_other_models(monkeypatch):
+    script = load_script(monkeypatch)
+    rows = [{"dataset": "d", "learner": "a", "family": "xgboost", "planned_work_s": 100.0, "projected_s": 200.0},
+            {"dataset": "d", "learner": "b", "family": "xgboost", "planned_work_s": 50.0, "projected_s": 400.0},
+            {"dataset": "d", "learner": "c", "family": "xgboost", "planned_work_s": 10.0, "projected_s": 30.0},
+            {"dataset": "e", "learner": "a", "family": "xgboost", "planned_work_s": 10.0, "projected_s": 30.0},
+            {"dataset": "d", "learner": "f", "family": "forest-list", "planned_work_s": 10.0, "projected_s": 30.0}]
+    out = {(r["dataset"], r["learner"]): r for r in script.leave_one_out(rows)}
+    assert set(out) == {("d", "a"), ("d", "b"), ("d", "c")}  # alone in its data set and family: no check
+    assert out[("d", "a")]["factor"] == pytest.approx((8.0 * 3.0) ** 0.5)
+    assert out[("d", "a")]["anchored_s"] == pytest.approx(100.0 * 24 ** 0.5)
+    assert out[("d", "c")]["error"] == pytest.approx(10.0 * (2.0 * 8.0) ** 0.5 / 30.0 - 1)
+
+
+def test_a_forest_of_slow_trees_is_fitted_once(calibrations, tmp_path, monkeypatch):
+    """Above --one-fit-above CPU-s a tree, the second fit is skipped and the one fit's time a tree projected."""
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "check.json"
+    assert script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", "demo:rf-point",
+                        "--forest-trees", "2", "6", "--one-fit-above", "1e-9", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert list(row["fits"]) == ["2"] and row["measured_fixed_s"] == 0.0
+    assert row["projected_s"] == pytest.approx(row["fits"]["2"] * 100 / 2)
