@@ -217,6 +217,7 @@ def test_anchors_scale_a_family_s_training_jobs_to_the_full_size_measurement(tmp
                     inputs=("a", "b", "c", "d", "e")))
     before = estimate(jobs, config, sizes, models).set_index(["rule", "learner"])
     models.anchors = factors
+    assert anchor_factors([str(path)], config, sizes, models) == factors  # measured against the calibrated price
     after = estimate(jobs, config, sizes, models).set_index(["rule", "learner"])
     point = ("train_model", "rf-point")
     assert after.loc[point, "core_hours"] * 3600 - startup == pytest.approx(

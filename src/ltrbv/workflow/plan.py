@@ -419,6 +419,7 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     import json
     import math
 
+    models = replace(models, anchors={})  # priced as calibrated: a factor is never compounded with another
     ratios: dict = {}
     for path in paths:
         try:
