@@ -233,6 +233,8 @@ def test_anchors_scale_a_family_s_training_jobs_to_the_full_size_measurement(tmp
     ('{"rows": {}}', "'rows' is not a list"),
     ('{"rows": [{"dataset": "mslr10k", "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set 'mslr10k'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-nothing", "projected_s": 10}]}', r"row 1: learner 'rf-nothing'"),
+    ('{"rows": [{"dataset": ["demo"], "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set \['demo'\]"),
+    ('{"rows": [{"dataset": "demo", "learner": {"a": 1}, "projected_s": 10}]}', r"row 1: learner \{'a': 1\}"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": -1}]}', "row 1: projected_s must be a positive"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": "10"}]}', "row 1: projected_s must be a positive"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": 10}, 3]}', "row 2: not an object"),

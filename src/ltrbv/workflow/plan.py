@@ -433,9 +433,10 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             if not isinstance(row, dict):
                 raise ValueError(f"{where}: not an object")
             dataset, learner, projected = row.get("dataset"), row.get("learner"), row.get("projected_s")
-            if dataset not in config["datasets"]:
+            if not isinstance(dataset, str) or dataset not in config["datasets"]:
                 raise ValueError(f"{where}: data set {dataset!r} is not in the config")
-            if learner not in config["learners"] or config["learners"][learner]["kind"] == "bag":
+            if not isinstance(learner, str) or learner not in config["learners"] \
+                    or config["learners"][learner]["kind"] == "bag":
                 raise ValueError(f"{where}: learner {learner!r} is not a model learner of the config")
             if isinstance(projected, bool) or not isinstance(projected, (int, float)) or not math.isfinite(projected) \
                     or projected <= 0:
