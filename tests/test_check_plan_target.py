@@ -45,6 +45,7 @@ def calibrations(tmp_path):
     (["--learners", "demo-rf-point"], "--learners"),
     (["--learners", "demo:"], "--learners"),
     (["--sizes", "yahoo"], "--sizes"),
+    (["--sizes", "yahoo=Yahoo-set9"], "--sizes"),
 ])
 def test_bad_options_are_refused_before_any_work(argv, named, calibrations, capsys, tmp_path, monkeypatch):
     script = load_script(monkeypatch)

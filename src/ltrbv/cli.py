@@ -134,16 +134,10 @@ def _check_synthetic_args(args: argparse.Namespace) -> None:
 
 
 def _sizes(values: list[str] | None) -> dict:
-    """``--sizes yahoo=Yahoo-set1 ...``: a config data set -> the published data set whose sizes price it."""
-    from .workflow.sizes import PUBLISHED
+    """``--sizes yahoo=Yahoo-set1 ...`` (:func:`ltrbv.workflow.sizes.size_mapping`)."""
+    from .workflow.sizes import size_mapping
 
-    pairs = [value.split("=", 1) for value in values or []]
-    if any(len(pair) != 2 or not pair[0] or not pair[1] for pair in pairs):
-        raise ValueError(f"--sizes takes DATASET=NAME pairs (NAME one of {', '.join(PUBLISHED)}), got {values}")
-    unknown = [name for _, name in pairs if name not in PUBLISHED]
-    if unknown:
-        raise ValueError(f"--sizes: no published sizes of {', '.join(map(repr, unknown))}; known: {', '.join(PUBLISHED)}")
-    return dict(pairs)
+    return size_mapping(values)
 
 
 def _check_config_files(paths) -> None:

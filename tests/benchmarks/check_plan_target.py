@@ -84,9 +84,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     for item in args.learners or ():
         if item.count(":") != 1 or not all(item.split(":")):
             parser.error(f"--learners: DATASET:LEARNER, got {item!r}")
-    for pair in args.sizes:
-        if pair.count("=") != 1 or not all(pair.split("=")):
-            parser.error(f"--sizes: DATASET=NAME, got {pair!r}")
+    from ltrbv.workflow.sizes import size_mapping
+
+    try:
+        args.mapping = size_mapping(args.sizes)
+    except ValueError as error:
+        parser.error(str(error))
     for folder in args.calibration:
         if not (Path(folder) / "config.yaml").is_file():
             parser.error(f"--calibration: {folder} is not a calibration run folder (no config.yaml)")
@@ -155,12 +158,11 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from ltrbv.workflow.costs import fit_models
-    from ltrbv.workflow.dryrun import Job
     from ltrbv.workflow.plan import (MODEL_RULES, SizeTable, _model_spec, _trees, calibration_costs, expanded_config,
-                                     job_features, job_key, merged_config)
+                                     merged_config, model_job_price)
     from ltrbv.workflow.sizes import published_name
 
-    mapping = dict(pair.split("=", 1) for pair in args.sizes)
+    mapping = args.mapping
     config = expanded_config(merged_config([str(Path(p).resolve()) for p in args.configfile]))
     pairs = chosen_models(config, args.learners)
     models = fit_models(calibration_costs(args.calibration), training_rules=MODEL_RULES)
@@ -168,9 +170,7 @@ def main(argv=None) -> int:
     rows, warmed = [], set()
     for dataset, name in pairs:
         fold = config["datasets"][dataset]["folds"][0]
-        job = Job("train_model", (("dataset", dataset), ("fold", fold), ("learner", name), ("seed", "0")))
-        key, features = job_key(job, config), job_features(job, config, sizes)
-        price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset, features)
+        job, key, price, work = model_job_price(config, sizes, models, dataset, name)
         kind, params, _ = _model_spec(job, config)
         n_trees = int(_trees(kind, params))
         entry = config["datasets"][dataset]
@@ -204,7 +204,7 @@ def main(argv=None) -> int:
                "train_queries": train_size.queries, "trees": n_trees, "fits": dict(zip(map(str, counts), seconds)),
                "measured_per_tree_s": per_tree, "measured_fixed_s": fixed, "projected_s": projected,
                "planned_s": price["seconds"], "planned_low_s": price["low"], "planned_high_s": price["high"],
-               "planned_work_s": price["seconds"] - models.startup.get("train_model", models.startup_all),
+               "planned_work_s": work,
                "error": price["seconds"] / projected - 1, "load": loads}
         rows.append(row)
         print(f"  projected {projected:.4g} CPU-s ({per_tree:.3g} a tree + {fixed:.3g}); planned {price['seconds']:.4g}"

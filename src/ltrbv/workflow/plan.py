@@ -408,6 +408,17 @@ def anchor_variant(job: Job, config: dict) -> str:
     return f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"
 
 
+def model_job_price(config: dict, sizes: SizeTable, models: CostModels, dataset: str, learner: str) -> tuple:
+    """(job, key, price, work) of ``learner``'s ``train_model`` job on ``dataset``'s first fold, priced as
+    :func:`estimate` prices it; ``work`` is the price without the rule's start-up."""
+    job = Job("train_model", (("dataset", dataset), ("fold", _first_fold(config, dataset)), ("learner", learner),
+                              ("seed", "0")))
+    key = job_key(job, config)
+    price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset,
+                           job_features(job, config, sizes), variant=anchor_variant(job, config))
+    return job, key, price, price["seconds"] - models.startup.get("train_model", models.startup_all)
+
+
 def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
     """{(dataset, learner family, variant): factor} from full-size measurements (``tests/benchmarks/check_plan_target.py
     --json``: rows of ``dataset``, ``learner`` and ``projected_s``, one model's CPU seconds projected from its first
@@ -441,12 +452,7 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             if isinstance(projected, bool) or not isinstance(projected, (int, float)) or not math.isfinite(projected) \
                     or projected <= 0:
                 raise ValueError(f"{where}: projected_s must be a positive number, got {projected!r}")
-            job = Job("train_model", (("dataset", dataset), ("fold", _first_fold(config, dataset)),
-                                      ("learner", learner), ("seed", "0")))
-            key = job_key(job, config)
-            price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset,
-                                   job_features(job, config, sizes))
-            work = price["seconds"] - models.startup.get("train_model", models.startup_all)
+            job, key, _, work = model_job_price(config, sizes, models, dataset, learner)
             if work <= 0:
                 raise ValueError(f"{where}: the calibration prices no work for {learner} on {dataset}")
             ratios.setdefault((dataset, key["family"], anchor_variant(job, config)), []).append(

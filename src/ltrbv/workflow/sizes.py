@@ -80,6 +80,18 @@ def synthetic_size(spec: dict, split: str) -> SplitSize:
     return SplitSize(queries, round(queries * full.docs_per_query), "synthetic spec (expected)")
 
 
+def size_mapping(values: list[str] | None) -> dict:
+    """``--sizes yahoo=Yahoo-set1 ...``: a config data set -> the published data set whose sizes price it; a pair
+    that is not DATASET=NAME, or a NAME without published sizes, is refused (ValueError)."""
+    pairs = [value.split("=", 1) for value in values or []]
+    if any(len(pair) != 2 or not pair[0] or not pair[1] for pair in pairs):
+        raise ValueError(f"--sizes takes DATASET=NAME pairs (NAME one of {', '.join(PUBLISHED)}), got {values}")
+    unknown = [name for _, name in pairs if name not in PUBLISHED]
+    if unknown:
+        raise ValueError(f"--sizes: no published sizes of {', '.join(map(repr, unknown))}; known: {', '.join(PUBLISHED)}")
+    return dict(pairs)
+
+
 def published_name(name: str, mapping: dict) -> str | None:
     """The :data:`PUBLISHED` entry of a config's data set: mapped with ``--sizes``, or by manifest name/alias."""
     if name in mapping:
