@@ -44,6 +44,8 @@ def calibrations(tmp_path):
     (["--one-fit-above", "nan"], "--one-fit-above"),
     (["--learners", "demo-rf-point"], "--learners"),
     (["--learners", "demo:"], "--learners"),
+    (["--learners", "demo:rf-point:"], "--learners"),
+    (["--learners", "demo:rf-point:train_model:x"], "--learners"),
     (["--sizes", "yahoo"], "--sizes"),
     (["--sizes", "yahoo=Yahoo-set9"], "--sizes"),
 ])
@@ -68,7 +70,10 @@ def test_a_folder_that_is_no_calibration_run_is_refused(capsys, tmp_path, monkey
 def test_unknown_names_are_refused_with_the_config_s_names(calibrations, tmp_path, monkeypatch):
     script = load_script(monkeypatch)
     monkeypatch.chdir(tmp_path)
-    for learners, message in ((["mslr10k:rf-point"], "no data set 'mslr10k'"), (["demo:rf-nothing"], "no learner 'rf-nothing'")):
+    for learners, message in ((["mslr10k:rf-point"], "no data set 'mslr10k'"), (["demo:rf-nothing"], "no learner 'rf-nothing'"),
+                              (["demo:rf-point:evaluate"], "rule 'evaluate' is not one of"),
+                              (["demo:rf-point:bag_submodel"], "a bag is measured by one sub-model"),
+                              (["demo:bl-mart:train_model"], "a bag is measured by one sub-model")):
         with pytest.raises(SystemExit, match=message):
             script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", *learners])
 
@@ -103,13 +108,16 @@ def test_the_model_is_priced_as_the_plan_prices_it_and_fitted_at_that_size(calib
 
 def test_leave_one_out_prices_each_model_with_the_factor_of_its_family_s_other_models(monkeypatch):
     script = load_script(monkeypatch)
-    rows = [{"dataset": "d", "learner": "a", "family": "xgboost", "planned_work_s": 100.0, "projected_s": 200.0},
-            {"dataset": "d", "learner": "b", "family": "xgboost", "planned_work_s": 50.0, "projected_s": 400.0},
-            {"dataset": "d", "learner": "c", "family": "xgboost", "planned_work_s": 10.0, "projected_s": 30.0},
-            {"dataset": "e", "learner": "a", "family": "xgboost", "planned_work_s": 10.0, "projected_s": 30.0},
-            {"dataset": "d", "learner": "f", "family": "forest-list", "planned_work_s": 10.0, "projected_s": 30.0}]
-    out = {(r["dataset"], r["learner"]): r for r in script.leave_one_out(rows)}
-    assert set(out) == {("d", "a"), ("d", "b"), ("d", "c")}  # alone in its data set and family: no check
+    model = {"rule": "train_model", "family": "xgboost"}
+    rows = [{**model, "dataset": "d", "learner": "a", "planned_work_s": 100.0, "projected_s": 200.0},
+            {**model, "dataset": "d", "learner": "b", "planned_work_s": 50.0, "projected_s": 400.0},
+            {**model, "dataset": "d", "learner": "c", "planned_work_s": 10.0, "projected_s": 30.0},
+            {**model, "dataset": "e", "learner": "a", "planned_work_s": 10.0, "projected_s": 30.0},
+            {**model, "dataset": "d", "learner": "a", "rule": "train_trial", "planned_work_s": 10.0, "projected_s": 30.0},
+            {**model, "dataset": "d", "learner": "f", "family": "forest-list", "planned_work_s": 10.0, "projected_s": 30.0}]
+    out = {(r["dataset"], r["learner"], r["rule"]): r for r in script.leave_one_out(rows)}
+    assert set(out) == {("d", l, "train_model") for l in "abc"}  # alone in its data set, rule and family: no check
+    out = {(r["dataset"], r["learner"]): r for r in out.values()}
     assert out[("d", "a")]["factor"] == pytest.approx((8.0 * 3.0) ** 0.5)
     assert out[("d", "a")]["anchored_s"] == pytest.approx(100.0 * 24 ** 0.5)
     assert out[("d", "c")]["error"] == pytest.approx(10.0 * (2.0 * 8.0) ** 0.5 / 30.0 - 1)
@@ -125,3 +133,52 @@ def test_a_forest_of_slow_trees_is_fitted_once(calibrations, tmp_path, monkeypat
     (row,) = json.loads(out.read_text())["rows"]
     assert list(row["fits"]) == ["2"] and row["measured_fixed_s"] == 0.0
     assert row["projected_s"] == pytest.approx(row["fits"]["2"] * 100 / 2)
+
+
+def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_jobs(calibrations, tmp_path, monkeypatch):
+    """``demo:bl-mart`` fits one sub-model of the bag's base on its sample_fraction of the queries (as
+    ``Bag.fit_submodel``) and prices a ``bag_submodel`` job; ``demo:lambdamart:train_trial`` fits the learner on the
+    trial's share and prices a ``train_trial`` job; the default set names them (bags trained a sub-model a job, the
+    variance trials' learners)."""
+    import ltrbv.learners as learners
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
+
+    config_path = tmp_path / "trials.yaml"
+    raw = yaml.safe_load(DEMO.read_text())
+    raw["learners"]["bl-mart"]["jobs"] = "submodel"
+    raw["bagging"] = {"variance_trials": {"baseline": "lambdamart-rand", "fraction": 0.5, "n_trials": 2,
+                                          "learners": ["lambdamart"]}}
+    config_path.write_text(yaml.safe_dump(raw))
+    seen = []
+    real = learners.make_learner
+
+    def recording(kind, params, **kwargs):
+        learner = real(kind, params, **kwargs)
+        fit = learner.fit_predict
+        learner.fit_predict = lambda train, *a, **k: (seen.append((kind, params["n_estimators"], train.n_queries)),
+                                                      fit(train, *a, **k))[1]
+        return learner
+
+    monkeypatch.setattr(learners, "make_learner", recording)
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    config = expanded_config(yaml.safe_load(config_path.read_text()))
+    assert {(l, r) for _, l, r in script.default_models(config)} >= {("bl-mart", "bag_submodel"),
+                                                                      ("lambdamart", "train_trial")}
+    out = tmp_path / "check.json"
+    assert script.main(["--configfile", str(config_path), "--calibration", *calibrations, "--learners", "demo:bl-mart",
+                        "demo:lambdamart:train_trial", "--boosting-rounds", "2", "4", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["learner"], r["rule"], r["family"]) for r in rows] == [("bl-mart", "bag_submodel", "bag-xgboost"),
+                                                                       ("lambdamart", "train_trial", "xgboost")]
+    n = SizeTable(config)("demo", "Fold1", "train").queries
+    timed = [(kind, trees, queries) for kind, trees, queries in seen if trees in (2, 4)]  # the warm-ups fit 1 tree
+    assert timed == [("xgboost", 2, round(0.67 * n)), ("xgboost", 4, round(0.67 * n)),
+                     ("xgboost", 2, round(0.5 * n)), ("xgboost", 4, round(0.5 * n))]
+    models = fit_models(calibration_costs(calibrations), training_rules=MODEL_RULES)
+    for row, (learner, rule) in zip(rows, (("bl-mart", "bag_submodel"), ("lambdamart", "train_trial"))):
+        planned = estimate([model_job(config, "demo", learner, rule)], config, SizeTable(config), models)
+        assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)
+        assert row["trees"] == config["learners"][config["learners"][learner]["params"].get("base", learner)]["params"][
+            "n_estimators"]

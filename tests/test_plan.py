@@ -208,7 +208,7 @@ def test_anchors_scale_a_family_s_training_jobs_to_the_full_size_measurement(tmp
     path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": "rf-point",
                                           "projected_s": 2 * (price["seconds"] - startup)}]}))
     factors = anchor_factors([str(path)], config, sizes, models)
-    assert factors == {("demo", "forest-point", "subsample=0.63"): pytest.approx(2.0, rel=1e-12)}
+    assert factors == {("demo", "train_model", "forest-point", "subsample=0.63"): pytest.approx(2.0, rel=1e-12)}
     config["learners"]["rf-point-s5"] = {**config["learners"]["rf-point"],
                                          "params": {**config["learners"]["rf-point"]["params"], "subsample": 0.05}}
     jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", name), ("seed", "1")))
@@ -228,8 +228,57 @@ def test_anchors_scale_a_family_s_training_jobs_to_the_full_size_measurement(tmp
         assert after.loc[other, "core_hours"] == before.loc[other, "core_hours"]
 
 
+def test_a_measured_sub_model_or_trial_anchors_its_own_rule_and_train_model_s_factor_the_rest(tmp_path):
+    """A bag_submodel row scales the bag's sub-model jobs by its own factor, a train_trial row the learner family's
+    trials by theirs; a train_model row scales the family's training rules measured by none (a bag run's job, a study
+    replicate): each rule's factor is its measurement over its own job's calibrated price."""
+    import json
+
+    from ltrbv.workflow.plan import anchor_factors, estimate, model_job_price
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    config["bagging"] = {"variance_trials": {"enabled": True, "fraction": 0.67, "n_trials": 2,
+                                             "learners": ["lambdamart"]}}
+    work = {rule: model_job_price(config, sizes, models, "demo", learner, rule)[3]
+            for rule, learner in (("train_model", "lambdamart"), ("bag_submodel", "bl-mart"),
+                                  ("train_trial", "lambdamart"))}
+    assert all(w > 0 for w in work.values())
+    path = tmp_path / "anchors.json"
+    path.write_text(json.dumps({"rows": [
+        {"dataset": "demo", "learner": "lambdamart", "projected_s": 2 * work["train_model"]},  # rule: train_model
+        {"dataset": "demo", "learner": "bl-mart", "projected_s": 3 * work["bag_submodel"]},  # a bag's: bag_submodel
+        {"dataset": "demo", "learner": "lambdamart", "rule": "train_trial", "projected_s": 5 * work["train_trial"]}]}))
+    factors = anchor_factors([str(path)], config, sizes, models)
+    assert factors == {("demo", "train_model", "xgboost", ""): pytest.approx(2.0, rel=1e-12),
+                       ("demo", "bag_submodel", "bag-xgboost", ""): pytest.approx(3.0, rel=1e-12),
+                       ("demo", "train_trial", "xgboost", ""): pytest.approx(5.0, rel=1e-12)}
+    jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "lambdamart"), ("seed", "1"))),
+            Job("bag_submodel", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "bl-mart"), ("run", "seed1"),
+                                 ("k", "2"))),
+            Job("train_trial", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "lambdamart"), ("trial", "2"))),
+            Job("train_bag", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "bl-mart"), ("run", "seed1"))),
+            Job("train_biasvar_twofold", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "lambdamart"),
+                                          ("setting", "base")))]
+    before = estimate(jobs, config, sizes, models).set_index("rule")
+    models.anchors = factors
+    after = estimate(jobs, config, sizes, models).set_index("rule")
+    for rule, factor in (("train_model", 2), ("bag_submodel", 3), ("train_trial", 5), ("train_bag", 2),
+                         ("train_biasvar_twofold", 2)):
+        startup = models.startup.get(rule, models.startup_all)
+        assert after.loc[rule, "core_hours"] * 3600 - startup == pytest.approx(
+            factor * (before.loc[rule, "core_hours"] * 3600 - startup), rel=1e-9), rule
+        assert f"anchored x{factor:.2f}" in after.loc[rule, "source"]
+
+
 @pytest.mark.parametrize("content, message", [
     ("not json", "not a check_plan_target.py --json file"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "evaluate", "projected_s": 10}]}',
+     "row 1: rule 'evaluate' is not one of"),
+    ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "rule": "train_model", "projected_s": 10}]}',
+     "row 1: rule train_model with learner "
+     "'bl-mart' \\(a bag\\)"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "bag_submodel", "projected_s": 10}]}',
+     "row 1: rule bag_submodel with learner 'rf-point'"),
     ('{"rows": {}}', "'rows' is not a list"),
     ('{"rows": [{"dataset": "mslr10k", "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set 'mslr10k'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-nothing", "projected_s": 10}]}', r"row 1: learner 'rf-nothing'"),

@@ -191,8 +191,9 @@ def _plan(args: argparse.Namespace) -> int:
     if args.anchors:
         models.anchors = anchor_factors(args.anchors, config, sizes, models)
         print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
-        for (dataset, family, variant), factor in sorted(models.anchors.items()):
-            print(f"  {dataset:<12} {family:<16} {variant or '(every variant)':<18} x{factor:.2f}")
+        for (dataset, rule, family, variant), factor in sorted(models.anchors.items()):
+            print(f"  {dataset:<12} {rule:<14} {family:<16} {variant or '(every variant)':<18} x{factor:.2f}")
+        print("  (a training rule of a family without its own measurement takes the family's train_model factor)")
     table = estimate(jobs, config, sizes, models)
     _print_models(models, costs, FEATURES)
     _print_sizes(sizes)
@@ -345,7 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "set named by a manifest alias, e.g. mslr10k, needs none)")
     plan.add_argument("--anchors", nargs="+", metavar="JSON",
                       help="full-size measurements (tests/benchmarks/check_plan_target.py --json): each measured "
-                      "learner family's training jobs on that data set priced at the measured / calibrated ratio")
+                      "rule's jobs of a learner family on that data set priced at the measured / calibrated ratio "
+                      "(train_model's for the family's training rules not measured themselves)")
     plan.set_defaults(func=_plan)
 
     check = sub.add_parser("check-config", description="Check config files as the workflow does before any job: "

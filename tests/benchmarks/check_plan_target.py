@@ -7,16 +7,20 @@
 
 The calibration runs (``calibrate_costs.py``) measure the workflow at 0.25-4% of a data set's training queries and
 check the fitted cost models on a held-out 16%; a plan prices the papers' data at 100%, 6x further out.  This
-script measures there.  For each ``DATASET:LEARNER`` (default: each data set of the run with lambdamart-rand,
-lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them) it
+script measures there.  For each ``DATASET:LEARNER[:RULE]`` (default: each data set of the run with lambdamart-rand,
+lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them, as ``train_model``; each bag the config
+trains one sub-model a job (``jobs: submodel``), as ``bag_submodel``; each built-in learner of the variance trials,
+as ``train_trial``) it
 
-* prices the learner's ``train_model`` job on the data set's first fold exactly as ``ltrbv plan`` does
-  (``job_key``, ``job_features`` and the cost models fitted on ``--calibration``), at the published sizes
-  (``--sizes``, or the data set's own files' sizes);
+* prices the rule's job of one model (``plan.model_job``: a ``train_model`` job on the data set's first fold, a
+  bag's sub-model, a variance trial; RULE defaults to ``bag_submodel`` for a bag, ``train_model`` otherwise)
+  exactly as ``ltrbv plan`` does (``job_key``, ``job_features`` and the cost models fitted on ``--calibration``),
+  at the published sizes (``--sizes``, or the data set's own files' sizes);
 * draws synthetic training and validation splits of that fold's published sizes, shaped like the data set (the
   calibration runs' generator, ``calibrate_costs.synthetic_entry``: features, documents per query, label shares),
-  and fits the learner as the job does (``make_learner``, ``fit_predict``, one thread, the config's parameters)
-  with its trees cut, at two tree counts (``--boosting-rounds``, ``--forest-trees``): the cost a tree is the
+  and fits the model as the job does (``make_learner``, ``fit_predict``, one thread, the config's parameters; a
+  sub-model by ``Bag.fit_submodel`` on its ``sample_fraction`` of the queries, a trial on its share of them,
+  ``training_sets.trial_queries``) with its trees cut, at two tree counts (``--boosting-rounds``, ``--forest-trees``): the cost a tree is the
   difference, the rest the model's fixed cost (making the DMatrix, the forest's column copies and binning,
   scoring; an MSLR-WEB10K RF-point fit 0.8 CPU-s of fixed cost beside 2.3 a tree, so one fit would overstate
   its trees by a third).  A forest whose first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is
@@ -25,9 +29,10 @@ lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them) it
   error = planned / measured - 1.  A boosting model that stops early fits fewer rounds than ``n_estimators``:
   the plan prices the cap, and so does the projection;
 * checks the anchors leave-one-out: each model priced with the factor (projected / planned work) of the other
-  measured learners of its family on its data set, as ``ltrbv plan --anchors FILE`` prices a family's jobs.
+  measured learners of its rule and family on its data set, as ``ltrbv plan --anchors FILE`` prices them.
 
-``--json FILE`` is what ``ltrbv plan --anchors`` reads (its rows' ``dataset``, ``learner``, ``projected_s``).
+``--json FILE`` is what ``ltrbv plan --anchors`` reads (its rows' ``dataset``, ``learner``, ``rule``,
+``projected_s``).
 
 The fits run in this process after a warm-up fit on small data (numba's kernels loaded, untimed); CPU time by
 ``time.process_time``; the load is printed beside each fit.  Memory: the synthetic splits as float32 (Yahoo set
@@ -63,8 +68,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--calibration", nargs="+", required=True, help="calibration run folders (as ltrbv plan's)")
     parser.add_argument("--sizes", nargs="+", default=[], metavar="DATASET=NAME",
                         help="absent data sets' published sizes (as ltrbv plan --sizes)")
-    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER",
-                        help="the models to check (default: each run data set with " + ", ".join(DEFAULT_LEARNERS) + ")")
+    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER[:RULE]",
+                        help="the models to check (default: each run data set with " + ", ".join(DEFAULT_LEARNERS) +
+                        " (train_model), the bags trained a sub-model a job (bag_submodel) and the variance trials' "
+                        "built-in learners (train_trial)); RULE: train_model (default), train_trial, or bag_submodel "
+                        "for a bag")
     parser.add_argument("--boosting-rounds", nargs=2, type=int, default=[5, 25], metavar=("A", "B"),
                         help="a boosting model's two round counts (A < B; default 5 25)")
     parser.add_argument("--forest-trees", nargs=2, type=int, default=[1, 3], metavar=("A", "B"),
@@ -82,8 +90,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     if not args.one_fit_above > 0:
         parser.error(f"--one-fit-above: a positive number of seconds, got {args.one_fit_above}")
     for item in args.learners or ():
-        if item.count(":") != 1 or not all(item.split(":")):
-            parser.error(f"--learners: DATASET:LEARNER, got {item!r}")
+        if item.count(":") not in (1, 2) or not all(item.split(":")):
+            parser.error(f"--learners: DATASET:LEARNER or DATASET:LEARNER:RULE, got {item!r}")
     from ltrbv.workflow.sizes import size_mapping
 
     try:
@@ -98,21 +106,53 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def chosen_models(config: dict, learners) -> list[tuple[str, str]]:
-    """(data set, learner) pairs to check; an unknown name is refused with the config's names."""
-    datasets = list(config["run"]["datasets"])
+def fitted_kind(config: dict, name: str) -> str:
+    """The kind of the model a learner's job fits: a bag's base's."""
+    entry = config["learners"][name]
+    return config["learners"][entry["params"]["base"]]["kind"] if entry["kind"] == "bag" else entry["kind"]
+
+
+def default_models(config: dict) -> list[tuple[str, str, str]]:
+    """Each run data set with :data:`DEFAULT_LEARNERS` (train_model), the bags trained one sub-model a job
+    (bag_submodel) and the variance trials' built-in learners (train_trial)."""
+    from ltrbv.sections.bagging.grid import variance_settings
+
+    out = []
+    for dataset in config["run"]["datasets"]:
+        out += [(dataset, name, "train_model") for name in DEFAULT_LEARNERS if name in config["learners"]]
+        out += [(dataset, name, "bag_submodel") for name, entry in config["learners"].items()
+                if entry["kind"] == "bag" and entry.get("jobs") == "submodel"
+                and fitted_kind(config, name) in ("random_forest", *BOOSTING)]
+        trials = variance_settings(config, dataset)
+        out += [(dataset, name, "train_trial") for name in (trials or {}).get("learners", ())
+                if config["learners"][name]["kind"] in ("random_forest", *BOOSTING)]
+    return out
+
+
+def chosen_models(config: dict, learners) -> list[tuple[str, str, str]]:
+    """(data set, learner, rule) triples to check; an unknown name is refused with the config's names."""
+    from ltrbv.workflow.plan import MEASURED_RULES, measured_rule
+
     if not learners:
-        return [(d, name) for d in datasets for name in DEFAULT_LEARNERS if name in config["learners"]]
-    pairs = [tuple(item.split(":")) for item in learners]
-    for dataset, name in pairs:
+        return default_models(config)
+    triples = []
+    for item in learners:
+        dataset, name, *rule = item.split(":")
         if dataset not in config["datasets"]:
             raise SystemExit(f"--learners: no data set {dataset!r} in the config ({', '.join(sorted(config['datasets']))})")
         if name not in config["learners"]:
             raise SystemExit(f"--learners: no learner {name!r} in the config")
-        if config["learners"][name]["kind"] not in ("random_forest", *BOOSTING):
-            raise SystemExit(f"--learners: {name} is a {config['learners'][name]['kind']}: only forests and boosting "
+        rule = rule[0] if rule else measured_rule(config, name)
+        if rule not in MEASURED_RULES:
+            raise SystemExit(f"--learners {item}: rule {rule!r} is not one of {', '.join(MEASURED_RULES)}")
+        if (config["learners"][name]["kind"] == "bag") != (rule == "bag_submodel"):
+            raise SystemExit(f"--learners {item}: a bag is measured by one sub-model (bag_submodel), any other learner "
+                             "by a model (train_model, train_trial)")
+        if fitted_kind(config, name) not in ("random_forest", *BOOSTING):
+            raise SystemExit(f"--learners: {name} fits a {fitted_kind(config, name)}: only forests and boosting "
                              "are fitted here")
-    return pairs
+        triples.append((dataset, name, rule))
+    return triples
 
 
 def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
@@ -129,13 +169,33 @@ def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
                        line_numbers=np.arange(1, offsets[-1] + 1, dtype=np.int64), source=f"synthetic {name}")
 
 
-def timed_fit(kind: str, params: dict, trees: int, train, vali) -> float:
-    """CPU seconds of one fit of ``trees`` trees as the training rule fits it (fit_predict, one thread)."""
+def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config=None) -> float:
+    """CPU seconds of one fit of ``trees`` trees as ``job``'s rule fits it (one thread): ``train_model``
+    ``fit_predict`` on the training split, ``bag_submodel`` sub-model 0 on its sample of the queries
+    (``Bag.fit_submodel``), ``train_trial`` on trial 1's share of them; the sample drawn inside the timing, as the
+    job draws it."""
     from ltrbv.learners import make_learner
 
-    learner = make_learner(kind, {**params, "n_estimators": trees}, random_state=1, n_threads=1)
+    params = {**params, "n_estimators": trees}
+    rule = job.rule if job is not None else "train_model"
     start = time.process_time()
-    learner.fit_predict(train, vali, (vali,))
+    if rule == "bag_submodel":
+        from ltrbv.learners.bag import Bag
+        from ltrbv.sections.core.grid import bag_spec
+
+        bag = Bag.from_spec({**bag_spec(config, job.get("learner")), "params": params})
+        bag.fit_submodel(0, train, vali, (vali,), [config["seed"], job.get("dataset"), job.get("fold"),
+                                                   job.get("learner"), "seed", 0], n_threads=1)
+    else:
+        if rule == "train_trial":
+            from ltrbv.learners.training_sets import trial_queries
+            from ltrbv.sections.bagging.grid import variance_settings
+
+            fraction = variance_settings(config, job.get("dataset"))["fraction"]
+            train = train.subset_queries(trial_queries(train.n_queries, fraction, config["seed"], job.get("dataset"),
+                                                       job.get("fold"), job.get("trial")))
+        learner = make_learner(kind, params, random_state=1, n_threads=1)
+        learner.fit_predict(train, vali, (vali,))
     return time.process_time() - start
 
 
@@ -144,12 +204,14 @@ def leave_one_out(rows: list[dict]) -> list[dict]:
     set and family, as ``ltrbv plan --anchors`` would price it without its own measurement."""
     out = []
     for row in rows:
-        others = [r for r in rows if r is not row and (r["dataset"], r["family"]) == (row["dataset"], row["family"])]
+        others = [r for r in rows if r is not row
+                  and (r["dataset"], r["rule"], r["family"]) == (row["dataset"], row["rule"], row["family"])]
         if not others:
             continue
         factor = math.exp(sum(math.log(r["projected_s"] / r["planned_work_s"]) for r in others) / len(others))
         anchored = row["planned_work_s"] * factor
-        out.append({"dataset": row["dataset"], "learner": row["learner"], "family": row["family"], "factor": factor,
+        out.append({"dataset": row["dataset"], "learner": row["learner"], "rule": row["rule"], "family": row["family"],
+                    "factor": factor,
                     "anchored_s": anchored, "projected_s": row["projected_s"], "error": anchored / row["projected_s"] - 1})
     return out
 
@@ -168,14 +230,14 @@ def main(argv=None) -> int:
     models = fit_models(calibration_costs(args.calibration), training_rules=MODEL_RULES)
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
     rows, warmed = [], set()
-    for dataset, name in pairs:
-        fold = config["datasets"][dataset]["folds"][0]
-        job, key, price, work = model_job_price(config, sizes, models, dataset, name)
+    for dataset, name, rule in pairs:
+        job, key, price, work = model_job_price(config, sizes, models, dataset, name, rule)
+        fold = job.get("fold")
         kind, params, _ = _model_spec(job, config)
         n_trees = int(_trees(kind, params))
         entry = config["datasets"][dataset]
         train_size, vali_size = sizes(dataset, fold, "train"), sizes(dataset, fold, "vali")
-        print(f"{dataset} {name}: {train_size.docs:,} training documents ({train_size.queries:,} queries, "
+        print(f"{dataset} {name} ({rule}): {train_size.docs:,} training documents ({train_size.queries:,} queries, "
               f"{published_name(dataset, mapping) or 'own files'}), {n_trees} trees planned at "
               f"{price['seconds']:.4g} CPU-s", flush=True)
         train = synthetic_split(entry, train_size, 20261128, mapping, dataset)
@@ -189,7 +251,7 @@ def main(argv=None) -> int:
         seconds, loads = [], []
         for trees in counts:
             loads.append(load_average()[0])
-            seconds.append(timed_fit(kind, params, trees, train, vali))
+            seconds.append(timed_fit(kind, params, trees, train, vali, job, config))
             print(f"  {trees} trees: {seconds[-1]:.2f} CPU-s (load {loads[-1]:.2f})", flush=True)
             if kind not in BOOSTING and seconds[-1] / trees > args.one_fit_above:
                 counts = counts[:1]  # a tree of minutes: the fixed cost is noise beside it
@@ -200,7 +262,7 @@ def main(argv=None) -> int:
         else:
             per_tree, fixed = seconds[0] / counts[0], 0.0
         projected = fixed + per_tree * n_trees
-        row = {"dataset": dataset, "learner": name, "family": key["family"], "train_docs": train_size.docs,
+        row = {"dataset": dataset, "learner": name, "rule": rule, "family": key["family"], "train_docs": train_size.docs,
                "train_queries": train_size.queries, "trees": n_trees, "fits": dict(zip(map(str, counts), seconds)),
                "measured_per_tree_s": per_tree, "measured_fixed_s": fixed, "projected_s": projected,
                "planned_s": price["seconds"], "planned_low_s": price["low"], "planned_high_s": price["high"],
@@ -210,20 +272,20 @@ def main(argv=None) -> int:
         print(f"  projected {projected:.4g} CPU-s ({per_tree:.3g} a tree + {fixed:.3g}); planned {price['seconds']:.4g}"
               f" ({row['error']:+.1%})", flush=True)
         del train, vali
-    print("\n| data set | learner | training documents | trees | measured CPU-s a tree | fixed | projected model "
-          "CPU-s | planned | error | planned low-high |\n|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| data set | learner | rule | training documents | trees | measured CPU-s a tree | fixed | projected model "
+          "CPU-s | planned | error | planned low-high |\n|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         inside = r["planned_low_s"] <= r["projected_s"] <= r["planned_high_s"]
-        print(f"| {r['dataset']} | {r['learner']} | {r['train_docs']:,} | {r['trees']} | {r['measured_per_tree_s']:.3g} | "
+        print(f"| {r['dataset']} | {r['learner']} | {r['rule']} | {r['train_docs']:,} | {r['trees']} | {r['measured_per_tree_s']:.3g} | "
               f"{r['measured_fixed_s']:.3g} | {r['projected_s']:.4g} | {r['planned_s']:.4g} | {r['error']:+.1%} | "
               f"{r['planned_low_s']:.3g}-{r['planned_high_s']:.3g} ({'inside' if inside else 'outside'}) |")
     loo = leave_one_out(rows)
     if loo:
-        print("\nanchors checked leave-one-out (ltrbv plan --anchors: a family's factor on a data set from its other "
-              "measured learners, applied to this one's planned work):\n\n| data set | learner | factor of the others | "
-              "anchored price | projected | error |\n|---|---|---|---|---|---|")
+        print("\nanchors checked leave-one-out (ltrbv plan --anchors: a rule and family's factor on a data set from its "
+              "other measured learners, applied to this one's planned work):\n\n| data set | learner | rule | factor of "
+              "the others | anchored price | projected | error |\n|---|---|---|---|---|---|---|")
         for r in loo:
-            print(f"| {r['dataset']} | {r['learner']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
+            print(f"| {r['dataset']} | {r['learner']} | {r['rule']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
                   f"{r['error']:+.1%} |")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -265,8 +265,8 @@ class CostModels:
     startup: dict = field(default_factory=dict)    # {rule: median start-up seconds}
     startup_all: float = 0.0
     training_rules: frozenset = frozenset()
-    #: {(dataset, learner family, variant): factor}: a training job's work scaled by what a model of the family (and
-    #: variant: a forest's subsample) measured at the data set's full size against its price
+    #: {(dataset, rule, learner family, variant): factor}: a training job's work scaled by what a job of the rule and
+    #: family (and variant: a forest's subsample) measured at the data set's full size against its price
     #: (:func:`ltrbv.workflow.plan.anchor_factors`)
     anchors: dict = field(default_factory=dict)
 
@@ -290,11 +290,15 @@ class CostModels:
                 "high": startup + work * math.exp(sd), "source": label}
 
     def anchor(self, rule: str, family: str, dataset: str, variant: str = "") -> float | None:
-        """The full-size factor of a training rule's job of ``family`` (a bag's: its base's) and ``variant`` on
-        ``dataset``."""
+        """The full-size factor of a training rule's job of ``family`` and ``variant`` on ``dataset``: the rule's own
+        where a job of it was measured (a bag's sub-model, a variance trial), else ``train_model``'s of the family
+        (a bag's: its base's)."""
         if rule not in self.training_rules or not family:
             return None
-        return self.anchors.get((dataset, family.removeprefix("bag-"), variant))
+        own = self.anchors.get((dataset, rule, family, variant))
+        if own is not None:
+            return own
+        return self.anchors.get((dataset, "train_model", family.removeprefix("bag-"), variant))
 
     def _model(self, rule: str, family: str) -> tuple[GroupModel, str]:
         if (rule, family) in self.groups:

@@ -399,7 +399,8 @@ def anchor_variant(job: Job, config: dict) -> str:
     """What besides its family and data set a model job's anchor must share with the measured model: a forest's
     ``subsample`` (a tree's rows: RF-list's cost per row grows with them, so a factor measured at 63% does not
     carry to the 5% variants); '' for other jobs and learners (a boosting model's cost per round is linear in its
-    documents, so its factor carries to its grid, its bag's sub-models and its study replicates)."""
+    documents, so its factor carries to its grid and, where they were not measured themselves, to its bag's
+    sub-models, trials and study replicates)."""
     if job.rule not in MODEL_RULES or job.get("learner") not in config["learners"]:
         return ""
     kind, params, _ = _model_spec(job, config)
@@ -408,25 +409,52 @@ def anchor_variant(job: Job, config: dict) -> str:
     return f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"
 
 
-def model_job_price(config: dict, sizes: SizeTable, models: CostModels, dataset: str, learner: str) -> tuple:
-    """(job, key, price, work) of ``learner``'s ``train_model`` job on ``dataset``'s first fold, priced as
-    :func:`estimate` prices it; ``work`` is the price without the rule's start-up."""
-    job = Job("train_model", (("dataset", dataset), ("fold", _first_fold(config, dataset)), ("learner", learner),
-                              ("seed", "0")))
+#: the training rules a full-size measurement can stand for: one model of the learner (``train_model``), one
+#: sub-model of a bag (``bag_submodel``: the bag's base on its ``sample_fraction`` of the queries), one variance trial
+#: (``train_trial``: the learner on the trial's share of the queries)
+MEASURED_RULES = ("train_model", "bag_submodel", "train_trial")
+
+
+def measured_rule(config: dict, learner: str) -> str:
+    """The rule a measurement of ``learner`` stands for when it names none: a bag's ``bag_submodel``, else
+    ``train_model``."""
+    return "bag_submodel" if config["learners"][learner]["kind"] == "bag" else "train_model"
+
+
+def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model") -> Job:
+    """The job of ``rule`` that fits one model of ``learner`` on ``dataset``: a seed run's on the first fold, a
+    sub-model's (k = 0) of a bag's seed run, a variance trial's on the trials' fold."""
+    fold = _first_fold(config, dataset)
+    if rule == "train_trial":
+        from ..sections.bagging.grid import variance_settings
+
+        fold = (variance_settings(config, dataset) or {}).get("fold", fold)
+    extra = {"train_model": (("seed", "0"),), "bag_submodel": (("run", "seed0"), ("k", "0")),
+             "train_trial": (("trial", "1"),)}[rule]
+    return Job(rule, (("dataset", dataset), ("fold", fold), ("learner", learner), *extra))
+
+
+def model_job_price(config: dict, sizes: SizeTable, models: CostModels, dataset: str, learner: str,
+                    rule: str = "train_model") -> tuple:
+    """(job, key, price, work) of :func:`model_job` priced as :func:`estimate` prices it; ``work`` is the price
+    without the rule's start-up."""
+    job = model_job(config, dataset, learner, rule)
     key = job_key(job, config)
     price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset,
                            job_features(job, config, sizes), variant=anchor_variant(job, config))
-    return job, key, price, price["seconds"] - models.startup.get("train_model", models.startup_all)
+    return job, key, price, price["seconds"] - models.startup.get(rule, models.startup_all)
 
 
 def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
-    """{(dataset, learner family, variant): factor} from full-size measurements (``tests/benchmarks/check_plan_target.py
-    --json``: rows of ``dataset``, ``learner`` and ``projected_s``, one model's CPU seconds projected from its first
-    trees fitted at the data set's full size).  A row's factor is its projection over the work ``models`` price the
-    learner's ``train_model`` job at (its start-up apart); a family's, the geometric mean of its rows'.  The
-    calibration measures at 0.25-4% of a data set and extrapolates; a factor moves a family's price to what a
-    model costs where the plan prices it, for the jobs of its :func:`anchor_variant`.  A bad file or row is refused,
-    naming it."""
+    """{(dataset, rule, learner family, variant): factor} from full-size measurements
+    (``tests/benchmarks/check_plan_target.py --json``: rows of ``dataset``, ``learner``, ``projected_s`` (one model's
+    CPU seconds projected from its first trees fitted at the data set's full size) and ``rule``, one of
+    :data:`MEASURED_RULES` (default :func:`measured_rule`)).  A row's factor is its projection over the work
+    ``models`` price the rule's job of one model at (:func:`model_job`, its start-up apart); a group's, the geometric
+    mean of its rows'.  The calibration measures at 0.25-4% of a data set and extrapolates; a factor moves the
+    price to what a model costs where the plan prices it, for the rule's jobs of the family and
+    :func:`anchor_variant` (and, a ``train_model`` factor, the family's other training rules measured by none:
+    :meth:`CostModels.anchor`).  A bad file or row is refused, naming it."""
     import json
     import math
 
@@ -446,15 +474,21 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             dataset, learner, projected = row.get("dataset"), row.get("learner"), row.get("projected_s")
             if not isinstance(dataset, str) or dataset not in config["datasets"]:
                 raise ValueError(f"{where}: data set {dataset!r} is not in the config")
-            if not isinstance(learner, str) or learner not in config["learners"] \
-                    or config["learners"][learner]["kind"] == "bag":
-                raise ValueError(f"{where}: learner {learner!r} is not a model learner of the config")
+            if not isinstance(learner, str) or learner not in config["learners"]:
+                raise ValueError(f"{where}: learner {learner!r} is not a learner of the config")
+            rule = row.get("rule", measured_rule(config, learner))
+            if rule not in MEASURED_RULES:
+                raise ValueError(f"{where}: rule {rule!r} is not one of {', '.join(MEASURED_RULES)}")
+            if (config["learners"][learner]["kind"] == "bag") != (rule == "bag_submodel"):
+                raise ValueError(f"{where}: rule {rule} with learner {learner!r} (a "
+                                 f"{config['learners'][learner]['kind']}): a bag's measurement is one of its "
+                                 "sub-models (bag_submodel), any other learner's a model (train_model, train_trial)")
             if isinstance(projected, bool) or not isinstance(projected, (int, float)) or not math.isfinite(projected) \
                     or projected <= 0:
                 raise ValueError(f"{where}: projected_s must be a positive number, got {projected!r}")
-            job, key, _, work = model_job_price(config, sizes, models, dataset, learner)
+            job, key, _, work = model_job_price(config, sizes, models, dataset, learner, rule)
             if work <= 0:
-                raise ValueError(f"{where}: the calibration prices no work for {learner} on {dataset}")
-            ratios.setdefault((dataset, key["family"], anchor_variant(job, config)), []).append(
+                raise ValueError(f"{where}: the calibration prices no work for {learner}'s {rule} on {dataset}")
+            ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), []).append(
                 math.log(projected / work))
     return {group: math.exp(sum(logs) / len(logs)) for group, logs in ratios.items()}
