@@ -270,6 +270,50 @@ def test_a_measured_sub_model_or_trial_anchors_its_own_rule_and_train_model_s_fa
         assert f"anchored x{factor:.2f}" in after.loc[rule, "source"]
 
 
+def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_band(tmp_path):
+    """anchor_spread: the root mean square, over each measured learner of a group with another measured learner, of
+    its log ratio minus the others' mean; a second row of the same learner is no transfer check, a group of one
+    learner none.  An anchored job's log-sd is the spread beside the calibration's residual (the extrapolation's
+    term dropped); a job no anchor touches keeps its band."""
+    import json
+    import math
+
+    from ltrbv.workflow.plan import anchor_spread, estimate, model_job_price
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    config["learners"]["lambdamart-b"] = config["learners"]["lambdamart"]
+    work = {name: model_job_price(config, sizes, models, "demo", name)[3] for name in ("lambdamart", "lambdamart-b",
+                                                                                      "rf-point")}
+
+    def spread(rows):
+        path = tmp_path / "anchors.json"
+        path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": name, "projected_s": ratio * work[name]}
+                                             for name, ratio in rows]}))
+        return anchor_spread([str(path)], config, sizes, models)
+
+    assert spread([("rf-point", 2.0), ("lambdamart", 3.0)]) is None  # one learner a group: nothing to check
+    assert spread([("lambdamart", 2.0), ("lambdamart", 8.0)]) is None  # the same learner twice: no transfer
+    sd, checks = spread([("lambdamart", 2.0), ("lambdamart-b", 8.0), ("rf-point", 5.0)])
+    assert checks == 2 and sd == pytest.approx(math.log(4.0), rel=1e-12)
+    sd, checks = spread([("lambdamart", 2.0), ("lambdamart", 8.0), ("lambdamart-b", 1.0)])
+    assert checks == 2 and sd == pytest.approx(math.log(4.0), rel=1e-12)  # lambdamart's mean (log 4) against log 1
+    jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", name), ("seed", "1")))
+            for name in ("lambdamart", "rf-point")]
+    before = estimate(jobs, config, sizes, models).set_index("learner")
+    models.anchors = {("demo", "train_model", "xgboost", ""): 2.0}
+    models.anchor_sd = 0.3
+    after = estimate(jobs, config, sizes, models).set_index("learner")
+    assert after.loc["rf-point", ["core_hours", "low", "high"]].tolist() == \
+        before.loc["rf-point", ["core_hours", "low", "high"]].tolist()
+    group = models.groups[("train_model", "xgboost")]
+    startup = models.startup["train_model"]
+    seconds = after.loc["lambdamart", "core_hours"] * 3600 - startup
+    variable = seconds / 2 - group.w0
+    log_sd = math.sqrt(group.residual_sd ** 2 + 0.3 ** 2) * variable / (group.w0 + variable)
+    assert after.loc["lambdamart", "high"] * 3600 - startup == pytest.approx(seconds * math.exp(log_sd), rel=1e-9)
+    assert after.loc["lambdamart", "low"] * 3600 - startup == pytest.approx(seconds * math.exp(-log_sd), rel=1e-9)
+
+
 @pytest.mark.parametrize("content, message", [
     ("not json", "not a check_plan_target.py --json file"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "evaluate", "projected_s": 10}]}',

@@ -167,8 +167,8 @@ def _check_config(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from .workflow.costs import FEATURES, fit_models
-    from .workflow.plan import (MODEL_RULES, SizeTable, anchor_factors, calibration_costs, dry_run, estimate,
-                                expanded_config, merged_config)
+    from .workflow.plan import (MODEL_RULES, SizeTable, anchor_factors, anchor_spread, calibration_costs, dry_run,
+                                estimate, expanded_config, merged_config)
 
     _check_config_files(args.configfile)
     if args.sizes and not args.calibration:
@@ -189,11 +189,19 @@ def _plan(args: argparse.Namespace) -> int:
     config = expanded_config(merged_config(args.configfile))
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
     if args.anchors:
+        spread = anchor_spread(args.anchors, config, sizes, models)
         models.anchors = anchor_factors(args.anchors, config, sizes, models)
         print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
         for (dataset, rule, family, variant), factor in sorted(models.anchors.items()):
             print(f"  {dataset:<12} {rule:<14} {family:<16} {variant or '(every variant)':<18} x{factor:.2f}")
         print("  (a training rule of a family without its own measurement takes the family's train_model factor)")
+        if spread is None:
+            print("  band: the calibration's (no rule and family with two measured learners to check a transfer on)")
+        else:
+            models.anchor_sd = spread[0]
+            print(f"  band: an anchored job's log-sd {spread[0]:.2f} in place of the extrapolation's (the root mean "
+                  f"square of {spread[1]} leave-one-out errors: a factor carried to a learner it was not measured "
+                  "on), beside the calibration's residual")
     table = estimate(jobs, config, sizes, models)
     _print_models(models, costs, FEATURES)
     _print_sizes(sizes)

@@ -101,21 +101,26 @@ class GroupModel:
         spread = float(np.std(values)) if len(values) > 2 else INTERCEPT_PRIOR_SD
         return float(np.median(values)), spread, "group median"
 
-    def work(self, key, x: dict) -> tuple[float, float, str]:
-        """(work seconds, log-sd, intercept source) of eq. 1 at ``x``."""
+    def work(self, key, x: dict, anchored_sd: float | None = None) -> tuple[float, float, str]:
+        """(work seconds, log-sd, intercept source) of eq. 1 at ``x``; ``anchored_sd``: the log-sd of a full-size
+        anchor's transfer, in place of the extrapolation's (:meth:`_log_sd`)."""
         a, extra, source = self.intercept(key)
         variable = math.exp(a + sum(self.exponents[f] * _log(x[f]) for f in FEATURES))
-        return self.w0 + variable, self._log_sd(key, x, extra, variable), source
+        return self.w0 + variable, self._log_sd(key, x, extra, variable, anchored_sd), source
 
-    def _log_sd(self, key, x: dict, extra: float, variable: float) -> float:
+    def _log_sd(self, key, x: dict, extra: float, variable: float, anchored_sd: float | None = None) -> float:
         """Residual scatter, each exponent's error times the log distance extrapolated from the key's calibrated
-        sizes (the group's median where the key has none), and an uncalibrated intercept's spread; on the
+        sizes (the group's median where the key has none) -- or, for a job anchored at full size, the anchor's
+        transfer error instead (the price no longer extrapolates) -- and an uncalibrated intercept's spread; on the
         variable part only (``w0`` is measured)."""
-        reference = self.reference.get(key) or {
-            f: math.exp(float(np.median([_log(r[f]) for r in self.reference.values()]))) for f in FEATURES}
         variance = self.residual_sd ** 2 + extra ** 2
-        for f in FEATURES:
-            variance += (self.exponent_sd[f] * abs(_log(x[f]) - _log(reference[f]))) ** 2
+        if anchored_sd is not None:
+            variance += anchored_sd ** 2
+        else:
+            reference = self.reference.get(key) or {
+                f: math.exp(float(np.median([_log(r[f]) for r in self.reference.values()]))) for f in FEATURES}
+            for f in FEATURES:
+                variance += (self.exponent_sd[f] * abs(_log(x[f]) - _log(reference[f]))) ** 2
         share = variable / (self.w0 + variable)
         return math.sqrt(variance) * share
 
@@ -269,19 +274,23 @@ class CostModels:
     #: family (and variant: a forest's subsample) measured at the data set's full size against its price
     #: (:func:`ltrbv.workflow.plan.anchor_factors`)
     anchors: dict = field(default_factory=dict)
+    #: the log-sd of an anchored job's price in place of the extrapolation's: the anchors' leave-one-out error
+    #: (:func:`ltrbv.workflow.plan.anchor_spread`); None keeps the calibration's
+    anchor_sd: float | None = None
 
     def predict(self, rule: str, family: str, learner: str, setting: str, dataset: str, x: dict,
                 variant: str = "") -> dict:
         """CPU seconds of one job: ``{"seconds", "low", "high", "source"}``, ``low``/``high`` one log-sd apart;
         ``variant`` picks the job's anchor (:meth:`anchor`)."""
         model, fallback = self._model(rule, family)
-        work, sd, intercept = model.work((rule, learner, setting, dataset), x)
+        factor = self.anchor(rule, family, dataset, variant)
+        work, sd, intercept = model.work((rule, learner, setting, dataset), x,
+                                         anchored_sd=self.anchor_sd if factor is not None else None)
         if fallback:
             sd = math.sqrt(sd ** 2 + INTERCEPT_PRIOR_SD ** 2)
             label = fallback
         else:
             label = "calibrated" if intercept == "key" else f"calibrated: {intercept}"
-        factor = self.anchor(rule, family, dataset, variant)
         if factor is not None:
             work *= factor
             label += f", anchored x{factor:.2f}"

@@ -455,10 +455,41 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     price to what a model costs where the plan prices it, for the rule's jobs of the family and
     :func:`anchor_variant` (and, a ``train_model`` factor, the family's other training rules measured by none:
     :meth:`CostModels.anchor`).  A bad file or row is refused, naming it."""
+    import math
+
+    factors = {}
+    for group, learners in _anchor_ratios(paths, config, sizes, models).items():
+        logs = [v for values in learners.values() for v in values]
+        factors[group] = math.exp(sum(logs) / len(logs))
+    return factors
+
+
+def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> tuple[float, int] | None:
+    """(log-sd, checks) of a factor carried to a learner it was not measured on: the root mean square, over every
+    measured learner of a (data set, rule, family, variant) with another measured learner, of its log ratio
+    (measured / calibrated) minus the mean of the others' (``check_plan_target.py``'s leave-one-out check); None
+    without such a pair.  An anchored job's band (:attr:`CostModels.anchor_sd`): it no longer extrapolates, it
+    transfers a factor."""
+    import math
+
+    errors = []
+    for learners in _anchor_ratios(paths, config, sizes, models).values():
+        for learner, logs in learners.items():
+            others = [v for other, values in learners.items() if other != learner for v in values]
+            if others:
+                errors.append(sum(logs) / len(logs) - sum(others) / len(others))
+    if not errors:
+        return None
+    return math.sqrt(sum(e * e for e in errors) / len(errors)), len(errors)
+
+
+def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
+    """{(dataset, rule, family, variant): {learner: [log(projected / calibrated work)]}} of the anchor files' rows,
+    each checked (a bad file or row refused, naming it)."""
     import json
     import math
 
-    models = replace(models, anchors={})  # priced as calibrated: a factor is never compounded with another
+    models = replace(models, anchors={}, anchor_sd=None)  # priced as calibrated: never compounded with a factor
     ratios: dict = {}
     for path in paths:
         try:
@@ -489,6 +520,6 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             job, key, _, work = model_job_price(config, sizes, models, dataset, learner, rule)
             if work <= 0:
                 raise ValueError(f"{where}: the calibration prices no work for {learner}'s {rule} on {dataset}")
-            ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), []).append(
-                math.log(projected / work))
-    return {group: math.exp(sum(logs) / len(logs)) for group, logs in ratios.items()}
+            group = ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), {})
+            group.setdefault(learner, []).append(math.log(projected / work))
+    return ratios
