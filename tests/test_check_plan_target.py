@@ -46,6 +46,8 @@ def calibrations(tmp_path):
     (["--learners", "demo:"], "--learners"),
     (["--learners", "demo:rf-point:"], "--learners"),
     (["--learners", "demo:rf-point:train_model:x"], "--learners"),
+    (["--learners", "demo:rf-point:train_model:trial"], "--learners"),
+    (["--learners", "demo:bl-mart:bag_submodel:trial:x"], "--learners"),
     (["--sizes", "yahoo"], "--sizes"),
     (["--sizes", "yahoo=Yahoo-set9"], "--sizes"),
 ])
@@ -73,7 +75,9 @@ def test_unknown_names_are_refused_with_the_config_s_names(calibrations, tmp_pat
     for learners, message in ((["mslr10k:rf-point"], "no data set 'mslr10k'"), (["demo:rf-nothing"], "no learner 'rf-nothing'"),
                               (["demo:rf-point:evaluate"], "rule 'evaluate' is not one of"),
                               (["demo:rf-point:bag_submodel"], "a bag is measured by one sub-model"),
-                              (["demo:bl-mart:train_model"], "a bag is measured by one sub-model")):
+                              (["demo:bl-mart:train_model"], "a bag is measured by one sub-model"),
+                              (["demo:bl-mart"], "trains a run a job"),
+                              (["demo:lambdamart:train_trial"], "runs no variance trials")):
         with pytest.raises(SystemExit, match=message):
             script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", *learners])
 
@@ -137,9 +141,10 @@ def test_a_forest_of_slow_trees_is_fitted_once(calibrations, tmp_path, monkeypat
 
 def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_jobs(calibrations, tmp_path, monkeypatch):
     """``demo:bl-mart`` fits one sub-model of the bag's base on its sample_fraction of the queries (as
-    ``Bag.fit_submodel``) and prices a ``bag_submodel`` job; ``demo:lambdamart:train_trial`` fits the learner on the
-    trial's share and prices a ``train_trial`` job; the default set names them (bags trained a sub-model a job, the
-    variance trials' learners)."""
+    ``Bag.fit_submodel``) and prices a ``bag_submodel`` job of a seed run; ``demo:bl-mart:bag_submodel:trial`` the
+    same on the trial's share of the queries, priced as a trial run's; ``demo:lambdamart:train_trial`` fits the
+    learner on the trial's share and prices a ``train_trial`` job; the default set names them (bags trained a
+    sub-model a job, the variance trials' learners)."""
     import ltrbv.learners as learners
     from ltrbv.workflow.costs import fit_models
     from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
@@ -148,7 +153,7 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
     raw = yaml.safe_load(DEMO.read_text())
     raw["learners"]["bl-mart"]["jobs"] = "submodel"
     raw["bagging"] = {"variance_trials": {"baseline": "lambdamart-rand", "fraction": 0.5, "n_trials": 2,
-                                          "learners": ["lambdamart"]}}
+                                          "learners": ["lambdamart", "bl-mart"]}}
     config_path.write_text(yaml.safe_dump(raw))
     seen = []
     real = learners.make_learner
@@ -164,21 +169,26 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
     script = load_script(monkeypatch)
     monkeypatch.chdir(tmp_path)
     config = expanded_config(yaml.safe_load(config_path.read_text()))
-    assert {(l, r) for _, l, r in script.default_models(config)} >= {("bl-mart", "bag_submodel"),
-                                                                      ("lambdamart", "train_trial")}
+    assert {(l, r, t) for _, l, r, t in script.default_models(config)} >= {
+        ("bl-mart", "bag_submodel", False), ("bl-mart", "bag_submodel", True), ("lambdamart", "train_trial", False)}
     out = tmp_path / "check.json"
     assert script.main(["--configfile", str(config_path), "--calibration", *calibrations, "--learners", "demo:bl-mart",
-                        "demo:lambdamart:train_trial", "--boosting-rounds", "2", "4", "--json", str(out)]) == 0
+                        "demo:bl-mart:bag_submodel:trial", "demo:lambdamart:train_trial", "--boosting-rounds", "2",
+                        "4", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["learner"], r["rule"], r["family"]) for r in rows] == [("bl-mart", "bag_submodel", "bag-xgboost"),
-                                                                       ("lambdamart", "train_trial", "xgboost")]
+    measured = (("bl-mart", "bag_submodel", False), ("bl-mart", "bag_submodel", True), ("lambdamart", "train_trial", False))
+    assert [(r["learner"], r["rule"], r["run"], r["family"], r["variant"]) for r in rows] == [
+        ("bl-mart", "bag_submodel", "seed", "bag-xgboost", ""), ("bl-mart", "bag_submodel", "trial", "bag-xgboost",
+                                                                 "trial run"),
+        ("lambdamart", "train_trial", "seed", "xgboost", "")]
     n = SizeTable(config)("demo", "Fold1", "train").queries
     timed = [(kind, trees, queries) for kind, trees, queries in seen if trees in (2, 4)]  # the warm-ups fit 1 tree
-    assert timed == [("xgboost", 2, round(0.67 * n)), ("xgboost", 4, round(0.67 * n)),
-                     ("xgboost", 2, round(0.5 * n)), ("xgboost", 4, round(0.5 * n))]
+    sub, trial, trial_sub = round(0.67 * n), round(0.5 * n), round(0.67 * round(0.5 * n))
+    assert timed == [("xgboost", 2, sub), ("xgboost", 4, sub), ("xgboost", 2, trial_sub), ("xgboost", 4, trial_sub),
+                     ("xgboost", 2, trial), ("xgboost", 4, trial)]
     models = fit_models(calibration_costs(calibrations), training_rules=MODEL_RULES)
-    for row, (learner, rule) in zip(rows, (("bl-mart", "bag_submodel"), ("lambdamart", "train_trial"))):
-        planned = estimate([model_job(config, "demo", learner, rule)], config, SizeTable(config), models)
+    for row, (learner, rule, trial_run) in zip(rows, measured):
+        planned = estimate([model_job(config, "demo", learner, rule, trial_run)], config, SizeTable(config), models)
         assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)
         assert row["trees"] == config["learners"][config["learners"][learner]["params"].get("base", learner)]["params"][
             "n_estimators"]

@@ -228,101 +228,182 @@ def test_anchors_scale_a_family_s_training_jobs_to_the_full_size_measurement(tmp
         assert after.loc[other, "core_hours"] == before.loc[other, "core_hours"]
 
 
+def _trial_setup(tmp_path):
+    """The anchor setup with the demo's bl-mart trained a sub-model a job and variance trials of lambdamart and
+    bl-mart."""
+    config, sizes, models = _anchor_setup(tmp_path)
+    config["learners"]["bl-mart"]["jobs"] = "submodel"
+    config["bagging"] = {"variance_trials": {"enabled": True, "fraction": 0.67, "n_trials": 2,
+                                             "learners": ["lambdamart", "bl-mart"]}}
+    return config, sizes, models
+
+
+def _job(rule, learner, **wildcards):
+    return Job(rule, (("dataset", "demo"), ("fold", "Fold1"), ("learner", learner), *wildcards.items()))
+
+
 def test_a_measured_sub_model_or_trial_anchors_its_own_rule_and_train_model_s_factor_the_rest(tmp_path):
-    """A bag_submodel row scales the bag's sub-model jobs by its own factor, a train_trial row the learner family's
-    trials by theirs; a train_model row scales the family's training rules measured by none (a bag run's job, a study
-    replicate): each rule's factor is its measurement over its own job's calibrated price."""
+    """A bag_submodel row scales the bag's sub-model jobs of seed runs by its own factor, a trial run's sub-model
+    row those of trial runs, a train_trial row the learner family's trials; a train_model row scales the family's
+    training rules measured by none (a bag run's job of a seed or a trial run, a study replicate): each factor is
+    the measurement over its own job's calibrated price."""
     import json
 
     from ltrbv.workflow.plan import anchor_factors, estimate, model_job_price
 
-    config, sizes, models = _anchor_setup(tmp_path)
-    config["bagging"] = {"variance_trials": {"enabled": True, "fraction": 0.67, "n_trials": 2,
-                                             "learners": ["lambdamart"]}}
-    work = {rule: model_job_price(config, sizes, models, "demo", learner, rule)[3]
-            for rule, learner in (("train_model", "lambdamart"), ("bag_submodel", "bl-mart"),
-                                  ("train_trial", "lambdamart"))}
+    config, sizes, models = _trial_setup(tmp_path)
+    measured = {"model": ("train_model", "lambdamart", False), "sub": ("bag_submodel", "bl-mart", False),
+                "trial sub": ("bag_submodel", "bl-mart", True), "trial": ("train_trial", "lambdamart", False)}
+    work = {name: model_job_price(config, sizes, models, "demo", learner, rule, trial)[3]
+            for name, (rule, learner, trial) in measured.items()}
     assert all(w > 0 for w in work.values())
     path = tmp_path / "anchors.json"
     path.write_text(json.dumps({"rows": [
-        {"dataset": "demo", "learner": "lambdamart", "projected_s": 2 * work["train_model"]},  # rule: train_model
-        {"dataset": "demo", "learner": "bl-mart", "projected_s": 3 * work["bag_submodel"]},  # a bag's: bag_submodel
-        {"dataset": "demo", "learner": "lambdamart", "rule": "train_trial", "projected_s": 5 * work["train_trial"]}]}))
+        {"dataset": "demo", "learner": "lambdamart", "projected_s": 2 * work["model"]},  # rule: train_model
+        {"dataset": "demo", "learner": "bl-mart", "projected_s": 3 * work["sub"]},  # a bag's: bag_submodel
+        {"dataset": "demo", "learner": "bl-mart", "run": "trial", "projected_s": 7 * work["trial sub"]},
+        {"dataset": "demo", "learner": "lambdamart", "rule": "train_trial", "projected_s": 5 * work["trial"]}]}))
     factors = anchor_factors([str(path)], config, sizes, models)
     assert factors == {("demo", "train_model", "xgboost", ""): pytest.approx(2.0, rel=1e-12),
                        ("demo", "bag_submodel", "bag-xgboost", ""): pytest.approx(3.0, rel=1e-12),
+                       ("demo", "bag_submodel", "bag-xgboost", "trial run"): pytest.approx(7.0, rel=1e-12),
                        ("demo", "train_trial", "xgboost", ""): pytest.approx(5.0, rel=1e-12)}
-    jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "lambdamart"), ("seed", "1"))),
-            Job("bag_submodel", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "bl-mart"), ("run", "seed1"),
-                                 ("k", "2"))),
-            Job("train_trial", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "lambdamart"), ("trial", "2"))),
-            Job("train_bag", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "bl-mart"), ("run", "seed1"))),
-            Job("train_biasvar_twofold", (("dataset", "demo"), ("fold", "Fold1"), ("learner", "lambdamart"),
-                                          ("setting", "base")))]
-    before = estimate(jobs, config, sizes, models).set_index("rule")
+    jobs = {"model": (_job("train_model", "lambdamart", seed="1"), 2),
+            "sub": (_job("bag_submodel", "bl-mart", run="seed1", k="2"), 3),
+            "trial sub": (_job("bag_submodel", "bl-mart", run="trial2", k="4"), 7),
+            "trial": (_job("train_trial", "lambdamart", trial="2"), 5),
+            "bag run": (_job("train_bag", "bl-mart", run="seed1"), 2),
+            "bag trial run": (_job("train_bag", "bl-mart", run="trial1"), 2),
+            "study": (_job("train_biasvar_twofold", "lambdamart", setting="base"), 2)}
+    before = {name: estimate([job], config, sizes, models).iloc[0] for name, (job, _) in jobs.items()}
     models.anchors = factors
-    after = estimate(jobs, config, sizes, models).set_index("rule")
-    for rule, factor in (("train_model", 2), ("bag_submodel", 3), ("train_trial", 5), ("train_bag", 2),
-                         ("train_biasvar_twofold", 2)):
-        startup = models.startup.get(rule, models.startup_all)
-        assert after.loc[rule, "core_hours"] * 3600 - startup == pytest.approx(
-            factor * (before.loc[rule, "core_hours"] * 3600 - startup), rel=1e-9), rule
-        assert f"anchored x{factor:.2f}" in after.loc[rule, "source"]
+    for name, (job, factor) in jobs.items():
+        after = estimate([job], config, sizes, models).iloc[0]
+        startup = models.startup.get(job.rule, models.startup_all)
+        assert after["core_hours"] * 3600 - startup == pytest.approx(
+            factor * (before[name]["core_hours"] * 3600 - startup), rel=1e-9), name
+        assert f"anchored x{factor:.2f}" in after["source"], name
+
+
+def test_the_one_model_job_a_measurement_stands_for_is_priced_as_the_dry_run_s_jobs(tmp_path):
+    """model_job's job of each measured rule has the key, size features and anchor variant of the jobs the
+    workflow's dry run plans (a seed run's model, a bag's sub-model of a seed and of a trial run, a trial), so an
+    anchor measured on it scales those jobs."""
+    from ltrbv.workflow.plan import SizeTable, anchor_variant, dry_run, expanded_config, job_features, job_key, model_job
+
+    raw = yaml.safe_load(DEMO.read_text())
+    raw["run"]["learners"] = ["lambdamart", "bl-mart"]
+    raw["learners"]["bl-mart"]["jobs"] = "submodel"
+    raw["bagging"] = {"variance_trials": {"baseline": "lambdamart", "n_trials": 2}}
+    path = tmp_path / "trials.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    jobs, _, _ = dry_run([str(path)], placeholders=True)
+    config = expanded_config(raw)
+    sizes = SizeTable(config)
+
+    def described(job):
+        return job_key(job, config), job_features(job, config, sizes), anchor_variant(job, config)
+
+    for rule, learner, trial_run in (("train_model", "lambdamart", False), ("bag_submodel", "bl-mart", False),
+                                     ("bag_submodel", "bl-mart", True), ("train_trial", "lambdamart", False)):
+        planned = [job for job in jobs if job.rule == rule and job.get("learner") == learner
+                   and job.get("dataset") == "demo"
+                   and (rule != "bag_submodel" or job.get("run").startswith("trial") == trial_run)]
+        assert planned, (rule, learner, trial_run)
+        one = described(model_job(config, "demo", learner, rule, trial_run))
+        assert all(described(job) == one for job in planned if job.get("fold") == planned[0].get("fold")), \
+            (rule, trial_run)
+    assert described(model_job(config, "demo", "bl-mart", "bag_submodel", True))[2] == "trial run"
 
 
 def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_band(tmp_path):
-    """anchor_spread: the root mean square, over each measured learner of a group with another measured learner, of
-    its log ratio minus the others' mean; a second row of the same learner is no transfer check, a group of one
-    learner none.  An anchored job's log-sd is the spread beside the calibration's residual (the extrapolation's
-    term dropped); a job no anchor touches keeps its band."""
+    """anchor_spread: transfer_sd, the root mean square, over each measured learner of a group with another measured
+    learner, of its log ratio minus the others' mean (a second row of the same learner is no transfer check, a
+    group of one learner none); rule_sd, that of each other measured rule's mean log ratio minus its family's
+    train_model one.  An anchored job's log-sd is transfer_sd beside the calibration's residual (the
+    extrapolation's term dropped), a job borrowing train_model's factor adds rule_sd; a job no anchor touches keeps
+    its band."""
     import json
     import math
 
     from ltrbv.workflow.plan import anchor_spread, estimate, model_job_price
 
-    config, sizes, models = _anchor_setup(tmp_path)
+    config, sizes, models = _trial_setup(tmp_path)
     config["learners"]["lambdamart-b"] = config["learners"]["lambdamart"]
     work = {name: model_job_price(config, sizes, models, "demo", name)[3] for name in ("lambdamart", "lambdamart-b",
                                                                                       "rf-point")}
+    work["trial"] = model_job_price(config, sizes, models, "demo", "lambdamart", "train_trial")[3]
 
     def spread(rows):
         path = tmp_path / "anchors.json"
-        path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": name, "projected_s": ratio * work[name]}
-                                             for name, ratio in rows]}))
+        path.write_text(json.dumps({"rows": [
+            {"dataset": "demo", "learner": name.removesuffix(" trial"), "projected_s": ratio * work[name], **(
+                {"rule": "train_trial"} if name.endswith("trial") else {})} for name, ratio in rows]}))
+        work.setdefault("lambdamart trial", work["trial"])
         return anchor_spread([str(path)], config, sizes, models)
 
-    assert spread([("rf-point", 2.0), ("lambdamart", 3.0)]) is None  # one learner a group: nothing to check
-    assert spread([("lambdamart", 2.0), ("lambdamart", 8.0)]) is None  # the same learner twice: no transfer
-    sd, checks = spread([("lambdamart", 2.0), ("lambdamart-b", 8.0), ("rf-point", 5.0)])
-    assert checks == 2 and sd == pytest.approx(math.log(4.0), rel=1e-12)
-    sd, checks = spread([("lambdamart", 2.0), ("lambdamart", 8.0), ("lambdamart-b", 1.0)])
-    assert checks == 2 and sd == pytest.approx(math.log(4.0), rel=1e-12)  # lambdamart's mean (log 4) against log 1
-    jobs = [Job("train_model", (("dataset", "demo"), ("fold", "Fold1"), ("learner", name), ("seed", "1")))
-            for name in ("lambdamart", "rf-point")]
-    before = estimate(jobs, config, sizes, models).set_index("learner")
+    work["lambdamart trial"] = work["trial"]
+    none = spread([("rf-point", 2.0), ("lambdamart", 3.0)])  # one learner a group, no other rule: nothing to check
+    assert (none.transfer_sd, none.transfer_checks, none.rule_sd, none.rule_checks) == (None, 0, None, 0)
+    assert spread([("lambdamart", 2.0), ("lambdamart", 8.0)]).transfer_sd is None  # the same learner twice
+    measured = spread([("lambdamart", 2.0), ("lambdamart-b", 8.0), ("rf-point", 5.0), ("lambdamart trial", 16.0)])
+    assert measured.transfer_checks == 2 and measured.transfer_sd == pytest.approx(math.log(4.0), rel=1e-12)
+    assert measured.rule_checks == 1 and measured.rule_sd == pytest.approx(math.log(4.0), rel=1e-12)  # 16 vs 4
+    measured = spread([("lambdamart", 2.0), ("lambdamart", 8.0), ("lambdamart-b", 1.0)])
+    assert measured.transfer_checks == 2 and measured.transfer_sd == pytest.approx(math.log(4.0), rel=1e-12)
+    jobs = {"model": _job("train_model", "lambdamart", seed="1"), "forest": _job("train_model", "rf-point", seed="1"),
+            "study": _job("train_biasvar_twofold", "lambdamart", setting="base")}
+    before = {name: estimate([job], config, sizes, models).iloc[0] for name, job in jobs.items()}
     models.anchors = {("demo", "train_model", "xgboost", ""): 2.0}
-    models.anchor_sd = 0.3
-    after = estimate(jobs, config, sizes, models).set_index("learner")
-    assert after.loc["rf-point", ["core_hours", "low", "high"]].tolist() == \
-        before.loc["rf-point", ["core_hours", "low", "high"]].tolist()
+    models.anchor_sd, models.anchor_rule_sd = 0.3, 0.4
+    after = {name: estimate([job], config, sizes, models).iloc[0] for name, job in jobs.items()}
+    assert after["forest"][["core_hours", "low", "high"]].tolist() == before["forest"][["core_hours", "low", "high"]].tolist()
     group = models.groups[("train_model", "xgboost")]
     startup = models.startup["train_model"]
-    seconds = after.loc["lambdamart", "core_hours"] * 3600 - startup
+    seconds = after["model"]["core_hours"] * 3600 - startup
     variable = seconds / 2 - group.w0
     log_sd = math.sqrt(group.residual_sd ** 2 + 0.3 ** 2) * variable / (group.w0 + variable)
-    assert after.loc["lambdamart", "high"] * 3600 - startup == pytest.approx(seconds * math.exp(log_sd), rel=1e-9)
-    assert after.loc["lambdamart", "low"] * 3600 - startup == pytest.approx(seconds * math.exp(-log_sd), rel=1e-9)
+    assert after["model"]["high"] * 3600 - startup == pytest.approx(seconds * math.exp(log_sd), rel=1e-9)
+    assert after["model"]["low"] * 3600 - startup == pytest.approx(seconds * math.exp(-log_sd), rel=1e-9)
+    # the study replicate borrows train_model's factor: its model's log-sd with 0.3 and 0.4 in quadrature
+    from ltrbv.workflow.costs import INTERCEPT_PRIOR_SD
+    from ltrbv.workflow.plan import job_features, job_key
+
+    key = job_key(jobs["study"], config)
+    model, fallback = models._model(key["rule"], key["family"])
+    work, log_sd, _ = model.work((key["rule"], key["learner"], key["setting"], "demo"),
+                                 job_features(jobs["study"], config, sizes), anchored_sd=math.hypot(0.3, 0.4))
+    log_sd = math.hypot(log_sd, INTERCEPT_PRIOR_SD) if fallback else log_sd
+    startup = models.startup.get("train_biasvar_twofold", models.startup_all)
+    assert after["study"]["core_hours"] * 3600 - startup == pytest.approx(2 * work, rel=1e-9)
+    assert after["study"]["high"] * 3600 - startup == pytest.approx(2 * work * math.exp(log_sd), rel=1e-9)
+    models.anchor_rule_sd = None  # no other rule measured: a borrowed factor keeps the calibration's extrapolation
+    kept = estimate([jobs["study"]], config, sizes, models).iloc[0]
+    work, log_sd, _ = model.work((key["rule"], key["learner"], key["setting"], "demo"),
+                                 job_features(jobs["study"], config, sizes))
+    log_sd = math.hypot(log_sd, INTERCEPT_PRIOR_SD) if fallback else log_sd
+    assert kept["high"] * 3600 - startup == pytest.approx(2 * work * math.exp(log_sd), rel=1e-9)
 
 
 @pytest.mark.parametrize("content, message", [
     ("not json", "not a check_plan_target.py --json file"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "evaluate", "projected_s": 10}]}',
      "row 1: rule 'evaluate' is not one of"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": ["train_model"], "projected_s": 10}]}',
+     r"row 1: rule \['train_model'\] is not one of"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "run": "trial", "projected_s": 10}]}', "row 1: run 'trial'"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "run": "seed1", "projected_s": 10}]}', "row 1: run 'seed1'"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": 1%s}]}' % ("0" * 400),
+     "row 1: projected_s must be a positive"),
+    ('{"rows": [{"dataset": "demo", "learner": "lambdamart", "rule": "train_trial", "projected_s": 10}]}',
+     "row 1: 'lambdamart' runs no variance trials on demo"),
     ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "rule": "train_model", "projected_s": 10}]}',
      "row 1: rule train_model with learner "
      "'bl-mart' \\(a bag\\)"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "bag_submodel", "projected_s": 10}]}',
      "row 1: rule bag_submodel with learner 'rf-point'"),
+    ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "projected_s": 10}]}',
+     "row 1: bag 'bl-mart' trains a run a job \\(jobs: run\\): no bag_submodel job of it is planned"),
     ('{"rows": {}}', "'rows' is not a list"),
     ('{"rows": [{"dataset": "mslr10k", "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set 'mslr10k'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-nothing", "projected_s": 10}]}', r"row 1: learner 'rf-nothing'"),

@@ -193,15 +193,18 @@ def _plan(args: argparse.Namespace) -> int:
         models.anchors = anchor_factors(args.anchors, config, sizes, models)
         print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
         for (dataset, rule, family, variant), factor in sorted(models.anchors.items()):
-            print(f"  {dataset:<12} {rule:<14} {family:<16} {variant or '(every variant)':<18} x{factor:.2f}")
+            label = variant or ("(seed runs)" if family.startswith("bag-") else "(every variant)")
+            print(f"  {dataset:<12} {rule:<14} {family:<16} {label:<18} x{factor:.2f}")
         print("  (a training rule of a family without its own measurement takes the family's train_model factor)")
-        if spread is None:
+        if spread.transfer_sd is None:
             print("  band: the calibration's (no rule and family with two measured learners to check a transfer on)")
         else:
-            models.anchor_sd = spread[0]
-            print(f"  band: an anchored job's log-sd {spread[0]:.2f} in place of the extrapolation's (the root mean "
-                  f"square of {spread[1]} leave-one-out errors: a factor carried to a learner it was not measured "
-                  "on), beside the calibration's residual")
+            models.anchor_sd, models.anchor_rule_sd = spread.transfer_sd, spread.rule_sd
+            print(f"  band: an anchored job's log-sd {spread.transfer_sd:.2f} in place of the extrapolation's (the root "
+                  f"mean square of {spread.transfer_checks} leave-one-out errors: a factor carried to a learner it was "
+                  "not measured on), beside the calibration's residual; a job borrowing train_model's factor adds "
+                  + (f"{spread.rule_sd:.2f} (how far {spread.rule_checks} measured rules' factors lie from it)"
+                     if spread.rule_sd is not None else "nothing: it keeps the extrapolation's (no other rule measured)"))
     table = estimate(jobs, config, sizes, models)
     _print_models(models, costs, FEATURES)
     _print_sizes(sizes)

@@ -7,23 +7,25 @@
 
 The calibration runs (``calibrate_costs.py``) measure the workflow at 0.25-4% of a data set's training queries and
 check the fitted cost models on a held-out 16%; a plan prices the papers' data at 100%, 6x further out.  This
-script measures there.  For each ``DATASET:LEARNER[:RULE]`` (default: each data set of the run with lambdamart-rand,
-lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them, as ``train_model``; each bag the config
-trains one sub-model a job (``jobs: submodel``), as ``bag_submodel``; each built-in learner of the variance trials,
-as ``train_trial``) it
+script measures there.  For each ``DATASET:LEARNER[:RULE[:trial]]`` (default: each data set of the run with
+lambdamart-rand, lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them, as ``train_model``;
+each bag the config trains one sub-model a job (``jobs: submodel``), as ``bag_submodel``, and as ``bag_submodel``
+of a trial run where the variance trials run it; each built-in learner of the variance trials, as ``train_trial``)
+it
 
 * prices the rule's job of one model (``plan.model_job``: a ``train_model`` job on the data set's first fold, a
-  bag's sub-model, a variance trial; RULE defaults to ``bag_submodel`` for a bag, ``train_model`` otherwise)
+  bag's sub-model of a seed run or, with ``:trial``, of a variance trial's run, a variance trial; RULE defaults to
+  ``bag_submodel`` for a bag, ``train_model`` otherwise)
   exactly as ``ltrbv plan`` does (``job_key``, ``job_features`` and the cost models fitted on ``--calibration``),
   at the published sizes (``--sizes``, or the data set's own files' sizes);
 * draws synthetic training and validation splits of that fold's published sizes, shaped like the data set (the
   calibration runs' generator, ``calibrate_costs.synthetic_entry``: features, documents per query, label shares),
   and fits the model as the job does (``make_learner``, ``fit_predict``, one thread, the config's parameters; a
-  sub-model by ``Bag.fit_submodel`` on its ``sample_fraction`` of the queries, a trial on its share of them,
-  ``training_sets.trial_queries``) with its trees cut, at two tree counts (``--boosting-rounds``, ``--forest-trees``): the cost a tree is the
-  difference, the rest the model's fixed cost (making the DMatrix, the forest's column copies and binning,
-  scoring; an MSLR-WEB10K RF-point fit 0.8 CPU-s of fixed cost beside 2.3 a tree, so one fit would overstate
-  its trees by a third).  A forest whose first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is
+  sub-model by ``Bag.fit_submodel`` on its ``sample_fraction`` of the queries (of the trial's share of them in a
+  trial run), a trial on its share of them, ``training_sets.trial_queries``) with its trees cut, at two tree counts (``--boosting-rounds``,
+  ``--forest-trees``): the cost a tree is the difference, the rest the model's fixed cost (making the DMatrix,
+  the forest's column copies and binning, scoring; an MSLR-WEB10K RF-point fit 0.8 CPU-s of fixed cost beside
+  2.3 a tree, so one fit would overstate its trees by a third).  A forest whose first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is
   fitted once: its fixed cost, counted with its trees, is then a few per cent of a tree;
 * projects the measured CPU time to the learner's ``n_estimators`` and prints it beside the plan's price:
   error = planned / measured - 1.  A boosting model that stops early fits fewer rounds than ``n_estimators``:
@@ -31,7 +33,7 @@ as ``train_trial``) it
 * checks the anchors leave-one-out: each model priced with the factor (projected / planned work) of the other
   measured learners of its rule and family on its data set, as ``ltrbv plan --anchors FILE`` prices them.
 
-``--json FILE`` is what ``ltrbv plan --anchors`` reads (its rows' ``dataset``, ``learner``, ``rule``,
+``--json FILE`` is what ``ltrbv plan --anchors`` reads (its rows' ``dataset``, ``learner``, ``rule``, ``run``,
 ``projected_s``).
 
 The fits run in this process after a warm-up fit on small data (numba's kernels loaded, untimed); CPU time by
@@ -68,11 +70,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--calibration", nargs="+", required=True, help="calibration run folders (as ltrbv plan's)")
     parser.add_argument("--sizes", nargs="+", default=[], metavar="DATASET=NAME",
                         help="absent data sets' published sizes (as ltrbv plan --sizes)")
-    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER[:RULE]",
+    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER[:RULE[:trial]]",
                         help="the models to check (default: each run data set with " + ", ".join(DEFAULT_LEARNERS) +
-                        " (train_model), the bags trained a sub-model a job (bag_submodel) and the variance trials' "
-                        "built-in learners (train_trial)); RULE: train_model (default), train_trial, or bag_submodel "
-                        "for a bag")
+                        " (train_model), the bags trained a sub-model a job (bag_submodel, of a seed run and of a "
+                        "trial run where the variance trials run them) and the variance trials' built-in learners "
+                        "(train_trial)); RULE: train_model (default), train_trial, or bag_submodel for a bag, "
+                        "bag_submodel:trial for its sub-model in a trial run")
     parser.add_argument("--boosting-rounds", nargs=2, type=int, default=[5, 25], metavar=("A", "B"),
                         help="a boosting model's two round counts (A < B; default 5 25)")
     parser.add_argument("--forest-trees", nargs=2, type=int, default=[1, 3], metavar=("A", "B"),
@@ -90,8 +93,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     if not args.one_fit_above > 0:
         parser.error(f"--one-fit-above: a positive number of seconds, got {args.one_fit_above}")
     for item in args.learners or ():
-        if item.count(":") not in (1, 2) or not all(item.split(":")):
-            parser.error(f"--learners: DATASET:LEARNER or DATASET:LEARNER:RULE, got {item!r}")
+        if item.count(":") not in (1, 2, 3) or not all(item.split(":")) \
+                or (item.count(":") == 3 and not item.endswith(":bag_submodel:trial")):
+            parser.error(f"--learners: DATASET:LEARNER, DATASET:LEARNER:RULE or DATASET:BAG:bag_submodel:trial, "
+                         f"got {item!r}")
     from ltrbv.workflow.sizes import size_mapping
 
     try:
@@ -112,32 +117,38 @@ def fitted_kind(config: dict, name: str) -> str:
     return config["learners"][entry["params"]["base"]]["kind"] if entry["kind"] == "bag" else entry["kind"]
 
 
-def default_models(config: dict) -> list[tuple[str, str, str]]:
-    """Each run data set with :data:`DEFAULT_LEARNERS` (train_model), the bags trained one sub-model a job
-    (bag_submodel) and the variance trials' built-in learners (train_trial)."""
+def default_models(config: dict) -> list[tuple[str, str, str, bool]]:
+    """(data set, learner, rule, trial run) of each run data set with :data:`DEFAULT_LEARNERS` (train_model), the
+    bags trained one sub-model a job (bag_submodel; also of a trial run where the variance trials run the bag) and
+    the variance trials' built-in learners (train_trial)."""
     from ltrbv.sections.bagging.grid import variance_settings
 
     out = []
     for dataset in config["run"]["datasets"]:
-        out += [(dataset, name, "train_model") for name in DEFAULT_LEARNERS if name in config["learners"]]
-        out += [(dataset, name, "bag_submodel") for name, entry in config["learners"].items()
-                if entry["kind"] == "bag" and entry.get("jobs") == "submodel"
-                and fitted_kind(config, name) in ("random_forest", *BOOSTING)]
-        trials = variance_settings(config, dataset)
-        out += [(dataset, name, "train_trial") for name in (trials or {}).get("learners", ())
+        trials = (variance_settings(config, dataset) or {}).get("learners", ())
+        out += [(dataset, name, "train_model", False) for name in DEFAULT_LEARNERS if name in config["learners"]]
+        for name, entry in config["learners"].items():
+            if entry["kind"] == "bag" and entry.get("jobs") == "submodel" \
+                    and fitted_kind(config, name) in ("random_forest", *BOOSTING):
+                out += [(dataset, name, "bag_submodel", False)] + ([(dataset, name, "bag_submodel", True)]
+                                                                   if name in trials else [])
+        out += [(dataset, name, "train_trial", False) for name in trials
                 if config["learners"][name]["kind"] in ("random_forest", *BOOSTING)]
     return out
 
 
-def chosen_models(config: dict, learners) -> list[tuple[str, str, str]]:
-    """(data set, learner, rule) triples to check; an unknown name is refused with the config's names."""
+def chosen_models(config: dict, learners) -> list[tuple[str, str, str, bool]]:
+    """(data set, learner, rule, trial run) to check; an unknown name is refused with the config's names, a job no
+    planned job stands for (as ``ltrbv plan --anchors`` refuses its row) before any fit."""
+    from ltrbv.sections.bagging.grid import variance_settings
     from ltrbv.workflow.plan import MEASURED_RULES, measured_rule
 
     if not learners:
         return default_models(config)
-    triples = []
+    chosen = []
     for item in learners:
         dataset, name, *rule = item.split(":")
+        trial_run = rule[1:] == ["trial"]
         if dataset not in config["datasets"]:
             raise SystemExit(f"--learners: no data set {dataset!r} in the config ({', '.join(sorted(config['datasets']))})")
         if name not in config["learners"]:
@@ -148,11 +159,18 @@ def chosen_models(config: dict, learners) -> list[tuple[str, str, str]]:
         if (config["learners"][name]["kind"] == "bag") != (rule == "bag_submodel"):
             raise SystemExit(f"--learners {item}: a bag is measured by one sub-model (bag_submodel), any other learner "
                              "by a model (train_model, train_trial)")
+        if rule == "bag_submodel" and config["learners"][name].get("jobs") != "submodel":
+            raise SystemExit(f"--learners {item}: bag {name} trains a run a job (jobs: run): no bag_submodel job "
+                             "of it is planned")
+        if (rule == "train_trial" or trial_run) \
+                and name not in (variance_settings(config, dataset) or {}).get("learners", ()):
+            raise SystemExit(f"--learners {item}: {name} runs no variance trials on {dataset} "
+                             "(bagging.variance_trials)")
         if fitted_kind(config, name) not in ("random_forest", *BOOSTING):
             raise SystemExit(f"--learners: {name} fits a {fitted_kind(config, name)}: only forests and boosting "
                              "are fitted here")
-        triples.append((dataset, name, rule))
-    return triples
+        chosen.append((dataset, name, rule, trial_run))
+    return chosen
 
 
 def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
@@ -172,8 +190,8 @@ def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
 def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config=None) -> float:
     """CPU seconds of one fit of ``trees`` trees as ``job``'s rule fits it (one thread): ``train_model``
     ``fit_predict`` on the training split, ``bag_submodel`` sub-model 0 on its sample of the queries
-    (``Bag.fit_submodel``), ``train_trial`` on trial 1's share of them; the sample drawn inside the timing, as the
-    job draws it."""
+    (``Bag.fit_submodel``; of trial 1's share of them in a trial run), ``train_trial`` on trial 1's share of them;
+    the samples drawn inside the timing, as the job draws them."""
     from ltrbv.learners import make_learner
 
     params = {**params, "n_estimators": trees}
@@ -183,9 +201,19 @@ def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config
         from ltrbv.learners.bag import Bag
         from ltrbv.sections.core.grid import bag_spec
 
+        from ltrbv.learners.training_sets import trial_queries
+        from ltrbv.sections.bagging.grid import variance_settings
+        from ltrbv.workflow.paths import run_seed_keys
+
         bag = Bag.from_spec({**bag_spec(config, job.get("learner")), "params": params})
+        queries = None
+        if job.get("run").startswith("trial"):  # the trial's share of the queries, as rule trial_queries draws it
+            fraction = variance_settings(config, job.get("dataset"))["fraction"]
+            queries = trial_queries(train.n_queries, fraction, config["seed"], job.get("dataset"), job.get("fold"),
+                                    job.get("run").removeprefix("trial"))
         bag.fit_submodel(0, train, vali, (vali,), [config["seed"], job.get("dataset"), job.get("fold"),
-                                                   job.get("learner"), "seed", 0], n_threads=1)
+                                                   job.get("learner"), *run_seed_keys(job.get("run"))],
+                         queries=queries, n_threads=1)
     else:
         if rule == "train_trial":
             from ltrbv.learners.training_sets import trial_queries
@@ -204,13 +232,15 @@ def leave_one_out(rows: list[dict]) -> list[dict]:
     set and family, as ``ltrbv plan --anchors`` would price it without its own measurement."""
     out = []
     for row in rows:
-        others = [r for r in rows if r is not row
-                  and (r["dataset"], r["rule"], r["family"]) == (row["dataset"], row["rule"], row["family"])]
+        group = ("dataset", "rule", "family", "variant")
+        others = [r for r in rows if r["learner"] != row["learner"]
+                  and all(r.get(k, "") == row.get(k, "") for k in group)]
         if not others:
             continue
         factor = math.exp(sum(math.log(r["projected_s"] / r["planned_work_s"]) for r in others) / len(others))
         anchored = row["planned_work_s"] * factor
-        out.append({"dataset": row["dataset"], "learner": row["learner"], "rule": row["rule"], "family": row["family"],
+        out.append({"dataset": row["dataset"], "learner": row["learner"], "rule": row["rule"],
+                    "variant": row.get("variant", ""), "family": row["family"],
                     "factor": factor,
                     "anchored_s": anchored, "projected_s": row["projected_s"], "error": anchored / row["projected_s"] - 1})
     return out
@@ -220,8 +250,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from ltrbv.workflow.costs import fit_models
-    from ltrbv.workflow.plan import (MODEL_RULES, SizeTable, _model_spec, _trees, calibration_costs, expanded_config,
-                                     merged_config, model_job_price)
+    from ltrbv.workflow.plan import (MODEL_RULES, SizeTable, _model_spec, _trees, anchor_variant, calibration_costs,
+                                     expanded_config, merged_config, model_job_price)
     from ltrbv.workflow.sizes import published_name
 
     mapping = args.mapping
@@ -230,14 +260,14 @@ def main(argv=None) -> int:
     models = fit_models(calibration_costs(args.calibration), training_rules=MODEL_RULES)
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
     rows, warmed = [], set()
-    for dataset, name, rule in pairs:
-        job, key, price, work = model_job_price(config, sizes, models, dataset, name, rule)
+    for dataset, name, rule, trial_run in pairs:
+        job, key, price, work = model_job_price(config, sizes, models, dataset, name, rule, trial_run)
         fold = job.get("fold")
         kind, params, _ = _model_spec(job, config)
         n_trees = int(_trees(kind, params))
         entry = config["datasets"][dataset]
         train_size, vali_size = sizes(dataset, fold, "train"), sizes(dataset, fold, "vali")
-        print(f"{dataset} {name} ({rule}): {train_size.docs:,} training documents ({train_size.queries:,} queries, "
+        print(f"{dataset} {name} ({rule}{', trial run' if trial_run else ''}): {train_size.docs:,} training documents ({train_size.queries:,} queries, "
               f"{published_name(dataset, mapping) or 'own files'}), {n_trees} trees planned at "
               f"{price['seconds']:.4g} CPU-s", flush=True)
         train = synthetic_split(entry, train_size, 20261128, mapping, dataset)
@@ -262,7 +292,8 @@ def main(argv=None) -> int:
         else:
             per_tree, fixed = seconds[0] / counts[0], 0.0
         projected = fixed + per_tree * n_trees
-        row = {"dataset": dataset, "learner": name, "rule": rule, "family": key["family"], "train_docs": train_size.docs,
+        row = {"dataset": dataset, "learner": name, "rule": rule, "run": "trial" if trial_run else "seed",
+               "family": key["family"], "variant": anchor_variant(job, config), "train_docs": train_size.docs,
                "train_queries": train_size.queries, "trees": n_trees, "fits": dict(zip(map(str, counts), seconds)),
                "measured_per_tree_s": per_tree, "measured_fixed_s": fixed, "projected_s": projected,
                "planned_s": price["seconds"], "planned_low_s": price["low"], "planned_high_s": price["high"],
@@ -276,7 +307,8 @@ def main(argv=None) -> int:
           "CPU-s | planned | error | planned low-high |\n|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         inside = r["planned_low_s"] <= r["projected_s"] <= r["planned_high_s"]
-        print(f"| {r['dataset']} | {r['learner']} | {r['rule']} | {r['train_docs']:,} | {r['trees']} | {r['measured_per_tree_s']:.3g} | "
+        rule = r["rule"] + (" (trial run)" if r["run"] == "trial" else "")
+        print(f"| {r['dataset']} | {r['learner']} | {rule} | {r['train_docs']:,} | {r['trees']} | {r['measured_per_tree_s']:.3g} | "
               f"{r['measured_fixed_s']:.3g} | {r['projected_s']:.4g} | {r['planned_s']:.4g} | {r['error']:+.1%} | "
               f"{r['planned_low_s']:.3g}-{r['planned_high_s']:.3g} ({'inside' if inside else 'outside'}) |")
     loo = leave_one_out(rows)
@@ -285,7 +317,7 @@ def main(argv=None) -> int:
               "other measured learners, applied to this one's planned work):\n\n| data set | learner | rule | factor of "
               "the others | anchored price | projected | error |\n|---|---|---|---|---|---|---|")
         for r in loo:
-            print(f"| {r['dataset']} | {r['learner']} | {r['rule']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
+            print(f"| {r['dataset']} | {r['learner']} | {r['rule']} {r['variant']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
                   f"{r['error']:+.1%} |")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -262,6 +262,10 @@ def held_out_exponent_error(rows: pd.DataFrame, group: tuple) -> float | None:
     return float(np.median(errors)) if errors else None
 
 
+#: the anchor variant of a bag's jobs in a variance trial's run (:func:`ltrbv.workflow.plan.anchor_variant`)
+TRIAL_RUN_VARIANT = "trial run"
+
+
 @dataclass
 class CostModels:
     """Every group's model, the rules' start-up, and the fallbacks for keys and rules the calibration lacks."""
@@ -277,15 +281,20 @@ class CostModels:
     #: the log-sd of an anchored job's price in place of the extrapolation's: the anchors' leave-one-out error
     #: (:func:`ltrbv.workflow.plan.anchor_spread`); None keeps the calibration's
     anchor_sd: float | None = None
+    #: added (in quadrature) for a job whose factor is borrowed from the family's ``train_model``: how far measured
+    #: rules' factors lie from it; None keeps the calibration's extrapolation term for those jobs
+    anchor_rule_sd: float | None = None
 
     def predict(self, rule: str, family: str, learner: str, setting: str, dataset: str, x: dict,
                 variant: str = "") -> dict:
         """CPU seconds of one job: ``{"seconds", "low", "high", "source"}``, ``low``/``high`` one log-sd apart;
         ``variant`` picks the job's anchor (:meth:`anchor`)."""
         model, fallback = self._model(rule, family)
-        factor = self.anchor(rule, family, dataset, variant)
-        work, sd, intercept = model.work((rule, learner, setting, dataset), x,
-                                         anchored_sd=self.anchor_sd if factor is not None else None)
+        factor, borrowed = self.anchor(rule, family, dataset, variant) or (None, False)
+        anchored_sd = self.anchor_sd if factor is not None else None
+        if borrowed and anchored_sd is not None:
+            anchored_sd = None if self.anchor_rule_sd is None else math.hypot(anchored_sd, self.anchor_rule_sd)
+        work, sd, intercept = model.work((rule, learner, setting, dataset), x, anchored_sd=anchored_sd)
         if fallback:
             sd = math.sqrt(sd ** 2 + INTERCEPT_PRIOR_SD ** 2)
             label = fallback
@@ -298,16 +307,19 @@ class CostModels:
         return {"seconds": startup + work, "low": startup + work * math.exp(-sd),
                 "high": startup + work * math.exp(sd), "source": label}
 
-    def anchor(self, rule: str, family: str, dataset: str, variant: str = "") -> float | None:
-        """The full-size factor of a training rule's job of ``family`` and ``variant`` on ``dataset``: the rule's own
-        where a job of it was measured (a bag's sub-model, a variance trial), else ``train_model``'s of the family
-        (a bag's: its base's)."""
+    def anchor(self, rule: str, family: str, dataset: str, variant: str = "") -> tuple[float, bool] | None:
+        """(factor, borrowed) of a training rule's job of ``family`` and ``variant`` on ``dataset`` at full size:
+        the rule's own where a job of it was measured (a bag's sub-model of a seed or a trial run, a variance trial),
+        else (``borrowed``) ``train_model``'s of the family (a bag's: its base's; a trial run's: of the same
+        forest variant); None where neither was measured."""
         if rule not in self.training_rules or not family:
             return None
         own = self.anchors.get((dataset, rule, family, variant))
         if own is not None:
-            return own
-        return self.anchors.get((dataset, "train_model", family.removeprefix("bag-"), variant))
+            return own, False
+        base = ", ".join(part for part in variant.split(", ") if part and part != TRIAL_RUN_VARIANT)
+        borrowed = self.anchors.get((dataset, "train_model", family.removeprefix("bag-"), base))
+        return None if borrowed is None else (borrowed, True)
 
     def _model(self, rule: str, family: str) -> tuple[GroupModel, str]:
         if (rule, family) in self.groups:

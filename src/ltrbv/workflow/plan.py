@@ -19,10 +19,11 @@
 from __future__ import annotations
 
 import copy
+import math
 import subprocess
 import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -31,7 +32,7 @@ from snakemake.utils import update_config
 
 from . import paths
 from .datasets import SPLITS, raw_file
-from .costs import CostModels
+from .costs import TRIAL_RUN_VARIANT, CostModels
 from .dryrun import Job, job_counts, parse_jobs
 from .logs import CPU_LINE_PATTERN as CPU_LINE
 from .sections import SECTIONS
@@ -400,13 +401,16 @@ def anchor_variant(job: Job, config: dict) -> str:
     ``subsample`` (a tree's rows: RF-list's cost per row grows with them, so a factor measured at 63% does not
     carry to the 5% variants); '' for other jobs and learners (a boosting model's cost per round is linear in its
     documents, so its factor carries to its grid and, where they were not measured themselves, to its bag's
-    sub-models, trials and study replicates)."""
+    sub-models, trials and study replicates); and, for a bag's jobs, whether the run is a variance trial's
+    (:data:`TRIAL_RUN_VARIANT`: its sub-models sample the trial's share of the queries, not the fold's)."""
     if job.rule not in MODEL_RULES or job.get("learner") not in config["learners"]:
         return ""
     kind, params, _ = _model_spec(job, config)
-    if kind != "random_forest":
-        return ""
-    return f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"
+    parts = [f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"] \
+        if kind == "random_forest" else []
+    if job.rule in BAG_RULES and str(job.get("run") or "").startswith(paths.TRIAL_RUN.partition("{")[0]):
+        parts.append(TRIAL_RUN_VARIANT)  # a bag's trial run: its sub-models sample the trial's share of the queries
+    return ", ".join(parts)
 
 
 #: the training rules a full-size measurement can stand for: one model of the learner (``train_model``), one
@@ -421,24 +425,26 @@ def measured_rule(config: dict, learner: str) -> str:
     return "bag_submodel" if config["learners"][learner]["kind"] == "bag" else "train_model"
 
 
-def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model") -> Job:
+def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model", trial_run: bool = False) -> Job:
     """The job of ``rule`` that fits one model of ``learner`` on ``dataset``: a seed run's on the first fold, a
-    sub-model's (k = 0) of a bag's seed run, a variance trial's on the trials' fold."""
+    sub-model's (k = 0) of a bag's seed run (``trial_run``: of its trial 1 run, on the trials' fold), a variance
+    trial's on the trials' fold."""
     fold = _first_fold(config, dataset)
-    if rule == "train_trial":
+    if rule == "train_trial" or trial_run:
         from ..sections.bagging.grid import variance_settings
 
         fold = (variance_settings(config, dataset) or {}).get("fold", fold)
-    extra = {"train_model": (("seed", "0"),), "bag_submodel": (("run", "seed0"), ("k", "0")),
+    run = paths.trial_run(1) if trial_run else paths.SEED_RUN.format(seed=0)
+    extra = {"train_model": (("seed", "0"),), "bag_submodel": (("run", run), ("k", "0")),
              "train_trial": (("trial", "1"),)}[rule]
     return Job(rule, (("dataset", dataset), ("fold", fold), ("learner", learner), *extra))
 
 
 def model_job_price(config: dict, sizes: SizeTable, models: CostModels, dataset: str, learner: str,
-                    rule: str = "train_model") -> tuple:
+                    rule: str = "train_model", trial_run: bool = False) -> tuple:
     """(job, key, price, work) of :func:`model_job` priced as :func:`estimate` prices it; ``work`` is the price
     without the rule's start-up."""
-    job = model_job(config, dataset, learner, rule)
+    job = model_job(config, dataset, learner, rule, trial_run)
     key = job_key(job, config)
     price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset,
                            job_features(job, config, sizes), variant=anchor_variant(job, config))
@@ -455,8 +461,6 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     price to what a model costs where the plan prices it, for the rule's jobs of the family and
     :func:`anchor_variant` (and, a ``train_model`` factor, the family's other training rules measured by none:
     :meth:`CostModels.anchor`).  A bad file or row is refused, naming it."""
-    import math
-
     factors = {}
     for group, learners in _anchor_ratios(paths, config, sizes, models).items():
         logs = [v for values in learners.values() for v in values]
@@ -464,32 +468,63 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     return factors
 
 
-def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> tuple[float, int] | None:
-    """(log-sd, checks) of a factor carried to a learner it was not measured on: the root mean square, over every
-    measured learner of a (data set, rule, family, variant) with another measured learner, of its log ratio
-    (measured / calibrated) minus the mean of the others' (``check_plan_target.py``'s leave-one-out check); None
-    without such a pair.  An anchored job's band (:attr:`CostModels.anchor_sd`): it no longer extrapolates, it
-    transfers a factor."""
-    import math
+@dataclass(frozen=True)
+class AnchorSpread:
+    """How far a full-size factor carries (:func:`anchor_spread`): log-sd and the number of checks behind it."""
 
-    errors = []
-    for learners in _anchor_ratios(paths, config, sizes, models).values():
+    transfer_sd: float | None   # to another learner of the measured rule and family
+    transfer_checks: int
+    rule_sd: float | None       # from train_model's factor to another rule's (bag sub-models, trials) of the family
+    rule_checks: int
+
+
+def _rms(errors: list[float]) -> float | None:
+    return math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else None
+
+
+def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> AnchorSpread:
+    """How far the anchors' factors carry, from the anchor files' own rows:
+
+    * ``transfer_sd``: the root mean square, over every measured learner of a (data set, rule, family, variant)
+      with another measured learner, of its log ratio (measured / calibrated) minus the mean of the others'
+      (``check_plan_target.py``'s leave-one-out check): an anchored job's log-sd in place of the extrapolation's
+      (:attr:`CostModels.anchor_sd`), since it no longer extrapolates but carries a factor to its learner;
+    * ``rule_sd``: the root mean square, over every measured rule other than ``train_model`` whose family (a bag's:
+      its base's) and forest variant also has a measured ``train_model`` factor, of the log of their ratio: added
+      for a job that borrows ``train_model``'s factor (:attr:`CostModels.anchor_rule_sd`).
+
+    None where no such pair was measured (the calibration's extrapolation term is then kept)."""
+    ratios = _anchor_ratios(paths, config, sizes, models)
+    transfer = []
+    for learners in ratios.values():
         for learner, logs in learners.items():
             others = [v for other, values in learners.items() if other != learner for v in values]
             if others:
-                errors.append(sum(logs) / len(logs) - sum(others) / len(others))
-    if not errors:
-        return None
-    return math.sqrt(sum(e * e for e in errors) / len(errors)), len(errors)
+                transfer.append(sum(logs) / len(logs) - sum(others) / len(others))
+    means = {group: _mean([v for values in learners.values() for v in values]) for group, learners in ratios.items()}
+    rules = []
+    for (dataset, rule, family, variant), mean in means.items():
+        base = ", ".join(part for part in variant.split(", ") if part and part != TRIAL_RUN_VARIANT)
+        model = means.get((dataset, "train_model", family.removeprefix("bag-"), base))
+        if rule != "train_model" and model is not None:
+            rules.append(mean - model)
+    return AnchorSpread(_rms(transfer), len(transfer), _rms(rules), len(rules))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
     """{(dataset, rule, family, variant): {learner: [log(projected / calibrated work)]}} of the anchor files' rows,
-    each checked (a bad file or row refused, naming it)."""
+    each checked: a bad file or row is refused, naming it, and so is a row that no job of the config would use (a
+    bag's sub-model where the bag trains a run a job, a trial where the config runs none)."""
     import json
-    import math
 
-    models = replace(models, anchors={}, anchor_sd=None)  # priced as calibrated: never compounded with a factor
+    from ..sections.bagging.grid import variance_settings
+    from ..sections.core.grid import bag_jobs
+
+    models = replace(models, anchors={}, anchor_sd=None, anchor_rule_sd=None)  # priced as calibrated: never compounded
     ratios: dict = {}
     for path in paths:
         try:
@@ -507,17 +542,32 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
                 raise ValueError(f"{where}: data set {dataset!r} is not in the config")
             if not isinstance(learner, str) or learner not in config["learners"]:
                 raise ValueError(f"{where}: learner {learner!r} is not a learner of the config")
-            rule = row.get("rule", measured_rule(config, learner))
+            rule, run = row.get("rule", measured_rule(config, learner)), row.get("run", "seed")
             if rule not in MEASURED_RULES:
                 raise ValueError(f"{where}: rule {rule!r} is not one of {', '.join(MEASURED_RULES)}")
-            if (config["learners"][learner]["kind"] == "bag") != (rule == "bag_submodel"):
-                raise ValueError(f"{where}: rule {rule} with learner {learner!r} (a "
-                                 f"{config['learners'][learner]['kind']}): a bag's measurement is one of its "
-                                 "sub-models (bag_submodel), any other learner's a model (train_model, train_trial)")
-            if isinstance(projected, bool) or not isinstance(projected, (int, float)) or not math.isfinite(projected) \
-                    or projected <= 0:
+            kind = config["learners"][learner]["kind"]
+            if (kind == "bag") != (rule == "bag_submodel"):
+                raise ValueError(f"{where}: rule {rule} with learner {learner!r} (a {kind}): a bag's measurement is "
+                                 "one of its sub-models (bag_submodel), any other learner's a model (train_model, "
+                                 "train_trial)")
+            if run not in ("seed", "trial") or (run == "trial" and rule != "bag_submodel"):
+                raise ValueError(f"{where}: run {run!r}: 'seed' (default), or 'trial' for a bag's sub-model of a "
+                                 "variance trial's run")
+            if rule == "bag_submodel" and bag_jobs(config, learner) != "submodel":
+                raise ValueError(f"{where}: bag {learner!r} trains a run a job (jobs: {bag_jobs(config, learner)}): "
+                                 "no bag_submodel job of it is planned")
+            trials = variance_settings(config, dataset)
+            if (rule == "train_trial" or run == "trial") and learner not in (trials or {}).get("learners", ()):
+                raise ValueError(f"{where}: {learner!r} runs no variance trials on {dataset} "
+                                 "(bagging.variance_trials): no job would use this row")
+            try:
+                positive = not isinstance(projected, bool) and isinstance(projected, (int, float)) \
+                    and math.isfinite(projected) and projected > 0
+            except OverflowError:
+                positive = False
+            if not positive:
                 raise ValueError(f"{where}: projected_s must be a positive number, got {projected!r}")
-            job, key, _, work = model_job_price(config, sizes, models, dataset, learner, rule)
+            job, key, _, work = model_job_price(config, sizes, models, dataset, learner, rule, run == "trial")
             if work <= 0:
                 raise ValueError(f"{where}: the calibration prices no work for {learner}'s {rule} on {dataset}")
             group = ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), {})
