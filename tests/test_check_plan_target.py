@@ -74,8 +74,8 @@ def test_unknown_names_are_refused_with_the_config_s_names(calibrations, tmp_pat
     monkeypatch.chdir(tmp_path)
     for learners, message in ((["mslr10k:rf-point"], "no data set 'mslr10k'"), (["demo:rf-nothing"], "no learner 'rf-nothing'"),
                               (["demo:rf-point:evaluate"], "rule 'evaluate' is not one of"),
-                              (["demo:rf-point:bag_submodel"], "a bag is measured by one sub-model"),
-                              (["demo:bl-mart:train_model"], "a bag is measured by one sub-model"),
+                              (["demo:rf-point:bag_submodel"], "a bag's measurement is one of its sub-models"),
+                              (["demo:bl-mart:train_model"], "a bag's measurement is one of its sub-models"),
                               (["demo:bl-mart"], "trains a run a job"),
                               (["demo:lambdamart:train_trial"], "runs no variance trials")):
         with pytest.raises(SystemExit, match=message):

@@ -123,3 +123,4 @@ def test_run_names_are_read_back_in_one_place():
     assert paths.run_seed_keys(paths.seed_run(3)) == ("3",)
     assert paths.run_seed_keys(paths.trial_run(2)) == ("trial2",)
     assert paths.run_replicate("seed12") == 12 and paths.run_replicate("trial1") is None
+    assert paths.run_trial(paths.trial_run(12)) == "12" and paths.run_trial(paths.seed_run(2)) is None

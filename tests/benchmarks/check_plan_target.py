@@ -22,11 +22,12 @@ it
   calibration runs' generator, ``calibrate_costs.synthetic_entry``: features, documents per query, label shares),
   and fits the model as the job does (``make_learner``, ``fit_predict``, one thread, the config's parameters; a
   sub-model by ``Bag.fit_submodel`` on its ``sample_fraction`` of the queries (of the trial's share of them in a
-  trial run), a trial on its share of them, ``training_sets.trial_queries``) with its trees cut, at two tree counts (``--boosting-rounds``,
-  ``--forest-trees``): the cost a tree is the difference, the rest the model's fixed cost (making the DMatrix,
-  the forest's column copies and binning, scoring; an MSLR-WEB10K RF-point fit 0.8 CPU-s of fixed cost beside
-  2.3 a tree, so one fit would overstate its trees by a third).  A forest whose first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is
-  fitted once: its fixed cost, counted with its trees, is then a few per cent of a tree;
+  trial run), a trial on its share of them, ``training_sets.trial_queries``) with its trees cut, at two tree
+  counts (``--boosting-rounds``, ``--forest-trees``): the cost a tree is the difference, the rest the model's
+  fixed cost (making the DMatrix, the forest's column copies and binning, scoring; an MSLR-WEB10K RF-point fit
+  0.8 CPU-s of fixed cost beside 2.3 a tree, so one fit would overstate its trees by a third).  A forest whose
+  first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is fitted once: its fixed cost, counted
+  with its trees, is then a few per cent of a tree;
 * projects the measured CPU time to the learner's ``n_estimators`` and prints it beside the plan's price:
   error = planned / measured - 1.  A boosting model that stops early fits fewer rounds than ``n_estimators``:
   the plan prices the cap, and so does the projection;
@@ -139,9 +140,9 @@ def default_models(config: dict) -> list[tuple[str, str, str, bool]]:
 
 def chosen_models(config: dict, learners) -> list[tuple[str, str, str, bool]]:
     """(data set, learner, rule, trial run) to check; an unknown name is refused with the config's names, a job no
-    planned job stands for (as ``ltrbv plan --anchors`` refuses its row) before any fit."""
-    from ltrbv.sections.bagging.grid import variance_settings
-    from ltrbv.workflow.plan import MEASURED_RULES, measured_rule
+    planned job stands for (as ``ltrbv plan --anchors`` refuses its row, ``plan.measurement_problem``) before any
+    fit."""
+    from ltrbv.workflow.plan import measured_rule, measurement_problem
 
     if not learners:
         return default_models(config)
@@ -154,18 +155,9 @@ def chosen_models(config: dict, learners) -> list[tuple[str, str, str, bool]]:
         if name not in config["learners"]:
             raise SystemExit(f"--learners: no learner {name!r} in the config")
         rule = rule[0] if rule else measured_rule(config, name)
-        if rule not in MEASURED_RULES:
-            raise SystemExit(f"--learners {item}: rule {rule!r} is not one of {', '.join(MEASURED_RULES)}")
-        if (config["learners"][name]["kind"] == "bag") != (rule == "bag_submodel"):
-            raise SystemExit(f"--learners {item}: a bag is measured by one sub-model (bag_submodel), any other learner "
-                             "by a model (train_model, train_trial)")
-        if rule == "bag_submodel" and config["learners"][name].get("jobs") != "submodel":
-            raise SystemExit(f"--learners {item}: bag {name} trains a run a job (jobs: run): no bag_submodel job "
-                             "of it is planned")
-        if (rule == "train_trial" or trial_run) \
-                and name not in (variance_settings(config, dataset) or {}).get("learners", ()):
-            raise SystemExit(f"--learners {item}: {name} runs no variance trials on {dataset} "
-                             "(bagging.variance_trials)")
+        problem = measurement_problem(config, dataset, name, rule, trial_run)
+        if problem:
+            raise SystemExit(f"--learners {item}: {problem}")
         if fitted_kind(config, name) not in ("random_forest", *BOOSTING):
             raise SystemExit(f"--learners: {name} fits a {fitted_kind(config, name)}: only forests and boosting "
                              "are fitted here")
@@ -200,31 +192,29 @@ def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config
     if rule == "bag_submodel":
         from ltrbv.learners.bag import Bag
         from ltrbv.sections.core.grid import bag_spec
-
-        from ltrbv.learners.training_sets import trial_queries
-        from ltrbv.sections.bagging.grid import variance_settings
-        from ltrbv.workflow.paths import run_seed_keys
+        from ltrbv.workflow.paths import run_seed_keys, run_trial
 
         bag = Bag.from_spec({**bag_spec(config, job.get("learner")), "params": params})
-        queries = None
-        if job.get("run").startswith("trial"):  # the trial's share of the queries, as rule trial_queries draws it
-            fraction = variance_settings(config, job.get("dataset"))["fraction"]
-            queries = trial_queries(train.n_queries, fraction, config["seed"], job.get("dataset"), job.get("fold"),
-                                    job.get("run").removeprefix("trial"))
+        trial = run_trial(job.get("run"))
+        queries = None if trial is None else trial_sample(config, job, train.n_queries, trial)
         bag.fit_submodel(0, train, vali, (vali,), [config["seed"], job.get("dataset"), job.get("fold"),
                                                    job.get("learner"), *run_seed_keys(job.get("run"))],
                          queries=queries, n_threads=1)
     else:
         if rule == "train_trial":
-            from ltrbv.learners.training_sets import trial_queries
-            from ltrbv.sections.bagging.grid import variance_settings
-
-            fraction = variance_settings(config, job.get("dataset"))["fraction"]
-            train = train.subset_queries(trial_queries(train.n_queries, fraction, config["seed"], job.get("dataset"),
-                                                       job.get("fold"), job.get("trial")))
+            train = train.subset_queries(trial_sample(config, job, train.n_queries, job.get("trial")))
         learner = make_learner(kind, params, random_state=1, n_threads=1)
         learner.fit_predict(train, vali, (vali,))
     return time.process_time() - start
+
+
+def trial_sample(config: dict, job, n_queries: int, trial) -> np.ndarray:
+    """Trial ``trial``'s query numbers of ``job``'s fold, as rule trial_queries draws them."""
+    from ltrbv.learners.training_sets import trial_queries
+    from ltrbv.sections.bagging.grid import variance_settings
+
+    fraction = variance_settings(config, job.get("dataset"))["fraction"]
+    return trial_queries(n_queries, fraction, config["seed"], job.get("dataset"), job.get("fold"), trial)
 
 
 def leave_one_out(rows: list[dict]) -> list[dict]:

@@ -266,6 +266,11 @@ def held_out_exponent_error(rows: pd.DataFrame, group: tuple) -> float | None:
 TRIAL_RUN_VARIANT = "trial run"
 
 
+def model_variant(variant: str) -> str:
+    """The ``train_model`` variant a job's anchor variant borrows from: without the bag's trial run part."""
+    return ", ".join(part for part in variant.split(", ") if part and part != TRIAL_RUN_VARIANT)
+
+
 @dataclass
 class CostModels:
     """Every group's model, the rules' start-up, and the fallbacks for keys and rules the calibration lacks."""
@@ -317,8 +322,7 @@ class CostModels:
         own = self.anchors.get((dataset, rule, family, variant))
         if own is not None:
             return own, False
-        base = ", ".join(part for part in variant.split(", ") if part and part != TRIAL_RUN_VARIANT)
-        borrowed = self.anchors.get((dataset, "train_model", family.removeprefix("bag-"), base))
+        borrowed = self.anchors.get((dataset, "train_model", family.removeprefix("bag-"), model_variant(variant)))
         return None if borrowed is None else (borrowed, True)
 
     def _model(self, rule: str, family: str) -> tuple[GroupModel, str]:

@@ -126,6 +126,12 @@ def run_seed_keys(run: str) -> tuple:
     return (run[len(prefix):],) if run.startswith(prefix) else (run,)
 
 
+def run_trial(run: str) -> str | None:
+    """The trial number of a ``trial<t>`` run (t, as written), None for a seed run."""
+    prefix = TRIAL_RUN.partition("{")[0]
+    return run[len(prefix):] if run.startswith(prefix) else None
+
+
 def run_replicate(run: str) -> int | None:
     """The replicate number of a ``seed<n>`` run (n), None for a trial."""
     prefix = SEED_RUN.partition("{")[0]

@@ -32,7 +32,7 @@ from snakemake.utils import update_config
 
 from . import paths
 from .datasets import SPLITS, raw_file
-from .costs import TRIAL_RUN_VARIANT, CostModels
+from .costs import TRIAL_RUN_VARIANT, CostModels, model_variant
 from .dryrun import Job, job_counts, parse_jobs
 from .logs import CPU_LINE_PATTERN as CPU_LINE
 from .sections import SECTIONS
@@ -408,7 +408,7 @@ def anchor_variant(job: Job, config: dict) -> str:
     kind, params, _ = _model_spec(job, config)
     parts = [f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"] \
         if kind == "random_forest" else []
-    if job.rule in BAG_RULES and str(job.get("run") or "").startswith(paths.TRIAL_RUN.partition("{")[0]):
+    if job.rule in BAG_RULES and job.get("run") and paths.run_trial(job.get("run")) is not None:
         parts.append(TRIAL_RUN_VARIANT)  # a bag's trial run: its sub-models sample the trial's share of the queries
     return ", ".join(parts)
 
@@ -423,6 +423,31 @@ def measured_rule(config: dict, learner: str) -> str:
     """The rule a measurement of ``learner`` stands for when it names none: a bag's ``bag_submodel``, else
     ``train_model``."""
     return "bag_submodel" if config["learners"][learner]["kind"] == "bag" else "train_model"
+
+
+def measurement_problem(config: dict, dataset: str, learner: str, rule, trial_run: bool = False) -> str | None:
+    """Why a measurement of ``learner``'s ``rule`` job (of a trial run) on ``dataset`` stands for no job the config
+    plans, or None: ``rule`` not one of :data:`MEASURED_RULES`, a bag measured by other than a sub-model or a model
+    learner by a sub-model, a trial run of other than a bag's sub-model, a sub-model of a bag trained a run a job,
+    a trial (or a trial run's sub-model) of a learner that runs no variance trials on ``dataset``."""
+    from ..sections.bagging.grid import variance_settings
+    from ..sections.core.grid import bag_jobs
+
+    kind = config["learners"][learner]["kind"]
+    if rule not in MEASURED_RULES:
+        return f"rule {rule!r} is not one of {', '.join(MEASURED_RULES)}"
+    if (kind == "bag") != (rule == "bag_submodel"):
+        return (f"rule {rule} with learner {learner!r} (a {kind}): a bag's measurement is one of its sub-models "
+                "(bag_submodel), any other learner's a model (train_model, train_trial)")
+    if trial_run and rule != "bag_submodel":
+        return f"a trial run's measurement is a bag's sub-model, not {rule}"
+    if rule == "bag_submodel" and bag_jobs(config, learner) != "submodel":
+        return (f"bag {learner!r} trains a run a job (jobs: {bag_jobs(config, learner)}): no bag_submodel job of it is "
+                "planned")
+    if (rule == "train_trial" or trial_run) \
+            and learner not in (variance_settings(config, dataset) or {}).get("learners", ()):
+        return f"{learner!r} runs no variance trials on {dataset} (bagging.variance_trials): no job would use it"
+    return None
 
 
 def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model", trial_run: bool = False) -> Job:
@@ -493,7 +518,7 @@ def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: Cost
       its base's) and forest variant also has a measured ``train_model`` factor, of the log of their ratio: added
       for a job that borrows ``train_model``'s factor (:attr:`CostModels.anchor_rule_sd`).
 
-    None where no such pair was measured (the calibration's extrapolation term is then kept)."""
+    Either is None where no such pair was measured (the calibration's extrapolation term is then kept)."""
     ratios = _anchor_ratios(paths, config, sizes, models)
     transfer = []
     for learners in ratios.values():
@@ -504,8 +529,7 @@ def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: Cost
     means = {group: _mean([v for values in learners.values() for v in values]) for group, learners in ratios.items()}
     rules = []
     for (dataset, rule, family, variant), mean in means.items():
-        base = ", ".join(part for part in variant.split(", ") if part and part != TRIAL_RUN_VARIANT)
-        model = means.get((dataset, "train_model", family.removeprefix("bag-"), base))
+        model = means.get((dataset, "train_model", family.removeprefix("bag-"), model_variant(variant)))
         if rule != "train_model" and model is not None:
             rules.append(mean - model)
     return AnchorSpread(_rms(transfer), len(transfer), _rms(rules), len(rules))
@@ -520,9 +544,6 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     each checked: a bad file or row is refused, naming it, and so is a row that no job of the config would use (a
     bag's sub-model where the bag trains a run a job, a trial where the config runs none)."""
     import json
-
-    from ..sections.bagging.grid import variance_settings
-    from ..sections.core.grid import bag_jobs
 
     models = replace(models, anchors={}, anchor_sd=None, anchor_rule_sd=None)  # priced as calibrated: never compounded
     ratios: dict = {}
@@ -543,23 +564,12 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             if not isinstance(learner, str) or learner not in config["learners"]:
                 raise ValueError(f"{where}: learner {learner!r} is not a learner of the config")
             rule, run = row.get("rule", measured_rule(config, learner)), row.get("run", "seed")
-            if rule not in MEASURED_RULES:
-                raise ValueError(f"{where}: rule {rule!r} is not one of {', '.join(MEASURED_RULES)}")
-            kind = config["learners"][learner]["kind"]
-            if (kind == "bag") != (rule == "bag_submodel"):
-                raise ValueError(f"{where}: rule {rule} with learner {learner!r} (a {kind}): a bag's measurement is "
-                                 "one of its sub-models (bag_submodel), any other learner's a model (train_model, "
-                                 "train_trial)")
-            if run not in ("seed", "trial") or (run == "trial" and rule != "bag_submodel"):
+            if run not in ("seed", "trial"):
                 raise ValueError(f"{where}: run {run!r}: 'seed' (default), or 'trial' for a bag's sub-model of a "
                                  "variance trial's run")
-            if rule == "bag_submodel" and bag_jobs(config, learner) != "submodel":
-                raise ValueError(f"{where}: bag {learner!r} trains a run a job (jobs: {bag_jobs(config, learner)}): "
-                                 "no bag_submodel job of it is planned")
-            trials = variance_settings(config, dataset)
-            if (rule == "train_trial" or run == "trial") and learner not in (trials or {}).get("learners", ()):
-                raise ValueError(f"{where}: {learner!r} runs no variance trials on {dataset} "
-                                 "(bagging.variance_trials): no job would use this row")
+            problem = measurement_problem(config, dataset, learner, rule, run == "trial")
+            if problem:
+                raise ValueError(f"{where}: {problem}")
             try:
                 positive = not isinstance(projected, bool) and isinstance(projected, (int, float)) \
                     and math.isfinite(projected) and projected > 0

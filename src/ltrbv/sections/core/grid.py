@@ -189,8 +189,8 @@ def submodel_files(config: dict, dataset: str, learner: str, fold: str, run: str
 
 def trial_input(dataset: str, fold: str, run: str) -> list[str]:
     """A training run's query sample file: the trial's for ``trial<t>``, none for ``seed<n>`` (all queries)."""
-    trial = paths.TRIAL_RUN.partition("{")[0]
-    return [paths.TRIAL_QUERIES.format(dataset=dataset, fold=fold, trial=run[len(trial):])] if run.startswith(trial) else []
+    trial = paths.run_trial(run)
+    return [] if trial is None else [paths.TRIAL_QUERIES.format(dataset=dataset, fold=fold, trial=trial)]
 
 
 def training_benchmarks(config: dict, dataset: str, learner: str, fold: str, seed) -> list[str]:
