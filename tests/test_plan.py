@@ -332,17 +332,16 @@ def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_ban
     config["learners"]["lambdamart-b"] = config["learners"]["lambdamart"]
     work = {name: model_job_price(config, sizes, models, "demo", name)[3] for name in ("lambdamart", "lambdamart-b",
                                                                                       "rf-point")}
-    work["trial"] = model_job_price(config, sizes, models, "demo", "lambdamart", "train_trial")[3]
+    work["lambdamart trial"] = model_job_price(config, sizes, models, "demo", "lambdamart", "train_trial")[3]
 
     def spread(rows):
+        """anchor_spread of rows (name, measured / calibrated); a name ending in " trial" is its train_trial."""
         path = tmp_path / "anchors.json"
         path.write_text(json.dumps({"rows": [
             {"dataset": "demo", "learner": name.removesuffix(" trial"), "projected_s": ratio * work[name], **(
-                {"rule": "train_trial"} if name.endswith("trial") else {})} for name, ratio in rows]}))
-        work.setdefault("lambdamart trial", work["trial"])
+                {"rule": "train_trial"} if name.endswith(" trial") else {})} for name, ratio in rows]}))
         return anchor_spread([str(path)], config, sizes, models)
 
-    work["lambdamart trial"] = work["trial"]
     none = spread([("rf-point", 2.0), ("lambdamart", 3.0)])  # one learner a group, no other rule: nothing to check
     assert (none.transfer_sd, none.transfer_checks, none.rule_sd, none.rule_checks) == (None, 0, None, 0)
     assert spread([("lambdamart", 2.0), ("lambdamart", 8.0)]).transfer_sd is None  # the same learner twice
