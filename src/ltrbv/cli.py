@@ -167,8 +167,8 @@ def _check_config(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from .workflow.costs import FEATURES, fit_models
-    from .workflow.plan import (MODEL_RULES, SizeTable, anchor_factors, anchor_spread, calibration_costs, dry_run,
-                                estimate, expanded_config, merged_config)
+    from .workflow.plan import (MODEL_RULES, SizeTable, calibration_costs, dry_run, estimate, expanded_config,
+                                merged_config, read_anchors)
 
     _check_config_files(args.configfile)
     if args.sizes and not args.calibration:
@@ -189,8 +189,7 @@ def _plan(args: argparse.Namespace) -> int:
     config = expanded_config(merged_config(args.configfile))
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
     if args.anchors:
-        spread = anchor_spread(args.anchors, config, sizes, models)
-        models.anchors = anchor_factors(args.anchors, config, sizes, models)
+        models.anchors, spread = read_anchors(args.anchors, config, sizes, models)
         print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
         for (dataset, rule, family, variant), factor in sorted(models.anchors.items()):
             label = variant or ("(seed runs)" if family.startswith("bag-") else "(every variant)")

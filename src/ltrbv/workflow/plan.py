@@ -486,11 +486,19 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     price to what a model costs where the plan prices it, for the rule's jobs of the family and
     :func:`anchor_variant` (and, a ``train_model`` factor, the family's other training rules measured by none:
     :meth:`CostModels.anchor`).  A bad file or row is refused, naming it."""
-    factors = {}
-    for group, learners in _anchor_ratios(paths, config, sizes, models).items():
-        logs = [v for values in learners.values() for v in values]
-        factors[group] = math.exp(sum(logs) / len(logs))
-    return factors
+    return read_anchors(paths, config, sizes, models)[0]
+
+
+def read_anchors(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> tuple[dict, AnchorSpread]:
+    """(:func:`anchor_factors`, :func:`anchor_spread`) from one reading of the anchor files."""
+    ratios = _anchor_ratios(paths, config, sizes, models)
+    means = _group_means(ratios)
+    return {group: math.exp(mean) for group, mean in means.items()}, _spread(ratios, means)
+
+
+def _group_means(ratios: dict) -> dict:
+    """Each (dataset, rule, family, variant) group's mean log ratio over all its rows."""
+    return {group: _mean([v for values in learners.values() for v in values]) for group, learners in ratios.items()}
 
 
 @dataclass(frozen=True)
@@ -519,14 +527,16 @@ def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: Cost
       for a job that borrows ``train_model``'s factor (:attr:`CostModels.anchor_rule_sd`).
 
     Either is None where no such pair was measured (the calibration's extrapolation term is then kept)."""
-    ratios = _anchor_ratios(paths, config, sizes, models)
+    return read_anchors(paths, config, sizes, models)[1]
+
+
+def _spread(ratios: dict, means: dict) -> AnchorSpread:
     transfer = []
     for learners in ratios.values():
         for learner, logs in learners.items():
             others = [v for other, values in learners.items() if other != learner for v in values]
             if others:
-                transfer.append(sum(logs) / len(logs) - sum(others) / len(others))
-    means = {group: _mean([v for values in learners.values() for v in values]) for group, learners in ratios.items()}
+                transfer.append(_mean(logs) - _mean(others))
     rules = []
     for (dataset, rule, family, variant), mean in means.items():
         model = means.get((dataset, "train_model", family.removeprefix("bag-"), model_variant(variant)))
