@@ -48,6 +48,8 @@ def calibrations(tmp_path):
     (["--learners", "demo:rf-point:train_model:x"], "--learners"),
     (["--learners", "demo:rf-point:train_model:trial"], "--learners"),
     (["--learners", "demo:bl-mart:bag_submodel:trial:x"], "--learners"),
+    (["--learners", "demo:rf-point:train_biasvar_twofold:"], "--learners"),
+    (["--learners", "demo:rf-point:train_biasvar_twofold:subsample=0.3:x"], "--learners"),
     (["--sizes", "yahoo"], "--sizes"),
     (["--sizes", "yahoo=Yahoo-set9"], "--sizes"),
 ])
@@ -77,7 +79,11 @@ def test_unknown_names_are_refused_with_the_config_s_names(calibrations, tmp_pat
                               (["demo:rf-point:bag_submodel"], "a bag's measurement is one of its sub-models"),
                               (["demo:bl-mart:train_model"], "a bag's measurement is one of its sub-models"),
                               (["demo:bl-mart"], "trains a run a job"),
-                              (["demo:lambdamart:train_trial"], "runs no variance trials")):
+                              (["demo:lambdamart:train_trial"], "runs no variance trials"),
+                              (["demo:rf-point:train_biasvar_twofold:subsample=0.63"], "the study makes no run of "
+                               "'rf-point' at setting 'subsample=0.63' with scheme twofold"),
+                              (["demo:rf-point:train_biasvar_twofold:trial"], "a trial run's measurement is a bag's"),
+                              (["demo:rf-point:train_biasvar_thrice"], "rule 'train_biasvar_thrice' is not one of")):
         with pytest.raises(SystemExit, match=message):
             script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", *learners])
 
@@ -169,7 +175,7 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
     script = load_script(monkeypatch)
     monkeypatch.chdir(tmp_path)
     config = expanded_config(yaml.safe_load(config_path.read_text()))
-    assert {(l, r, t) for _, l, r, t in script.default_models(config)} >= {
+    assert {(l, r, t) for _, l, r, t, _ in script.default_models(config)} >= {
         ("bl-mart", "bag_submodel", False), ("bl-mart", "bag_submodel", True), ("lambdamart", "train_trial", False)}
     out = tmp_path / "check.json"
     assert script.main(["--configfile", str(config_path), "--calibration", *calibrations, "--learners", "demo:bl-mart",
@@ -192,3 +198,54 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
         assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)
         assert row["trees"] == config["learners"][config["learners"][learner]["params"].get("base", learner)]["params"][
             "n_estimators"]
+
+
+def test_a_study_run_is_fitted_on_its_first_training_set_and_projected_to_its_models(calibrations, tmp_path,
+                                                                                      monkeypatch):
+    """``demo:rf-point:train_biasvar_twofold:subsample=0.3`` fits rf-point on the first two-fold half with the swept
+    p turned into the forest's share of the half (p x all queries / the half's), as the rule does; the projection is
+    the scheme's 2J models' and the price ltrbv plan's of the study job; a run the study does not make is refused;
+    the default set names every study run of a built-in learner."""
+    import ltrbv.learners as learners
+    from ltrbv.learners.training_sets import training_set
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
+
+    seen = []
+    real = learners.make_learner
+
+    def recording(kind, params, **kwargs):
+        learner = real(kind, params, **kwargs)
+        fit = learner.fit_predict
+        learner.fit_predict = lambda train, *a, **k: (seen.append((kind, params["n_estimators"], params.get(
+            "subsample"), train.n_queries)), fit(train, *a, **k))[1]
+        return learner
+
+    monkeypatch.setattr(learners, "make_learner", recording)
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    config = expanded_config(yaml.safe_load(DEMO.read_text()))
+    defaults = {(l, r, setting) for _, l, r, _, setting in script.default_models(config)}
+    assert {("rf-point", "train_biasvar_twofold", "subsample=0.3"), ("rf-point", "train_biasvar_bootstrap",
+                                                                     "subsample=0.63"),
+            ("lambdamart", "train_biasvar_twofold", "base")} <= defaults
+    assert ("rf-point", "train_biasvar_twofold", "subsample=0.63") not in defaults  # past the half: not a run
+    out = tmp_path / "check.json"
+    assert script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners",
+                        "demo:rf-point:train_biasvar_twofold:subsample=0.3", "--forest-trees", "2", "6",
+                        "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert (row["rule"], row["setting"], row["models"], row["variant"]) == (
+        "train_biasvar_twofold", "subsample=0.3", 6, "subsample=0.3")
+    n = SizeTable(config)("demo", "Fold1", "train").queries
+    half = training_set("twofold", "1a", n, 0.5, config["seed"], "demo", "Fold1").size
+    assert 0 < half < n
+    timed = [(kind, trees, subsample, queries) for kind, trees, subsample, queries in seen if trees in (2, 6)]
+    assert timed == [("random_forest", trees, pytest.approx(0.3 * n / half), half) for trees in (2, 6)]
+    per_tree = (row["fits"]["6"] - row["fits"]["2"]) / 4
+    fixed = max(row["fits"]["2"] - 2 * per_tree, 0.0)
+    assert row["projected_s"] == pytest.approx(6 * (fixed + 100 * per_tree))
+    models = fit_models(calibration_costs(calibrations), training_rules=MODEL_RULES)
+    job = model_job(config, "demo", "rf-point", "train_biasvar_twofold", setting="subsample=0.3")
+    planned = estimate([job], config, SizeTable(config), models)
+    assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)

@@ -244,9 +244,10 @@ def _job(rule, learner, **wildcards):
 
 def test_a_measured_sub_model_or_trial_anchors_its_own_rule_and_train_model_s_factor_the_rest(tmp_path):
     """A bag_submodel row scales the bag's sub-model jobs of seed runs by its own factor, a trial run's sub-model
-    row those of trial runs, a train_trial row the learner family's trials; a train_model row scales the family's
-    training rules measured by none (a bag run's job of a seed or a trial run, a study replicate): each factor is
-    the measurement over its own job's calibrated price."""
+    row those of trial runs, a train_trial row the learner family's trials, a study run's row the study's runs of
+    its rule, family and forest variant; a train_model row scales the family's training rules measured by none (a
+    bag run's job of a seed or a trial run, a study run): each factor is the measurement over its own job's
+    calibrated price.  A study run of a rule and variant nothing measured keeps its price."""
     import json
 
     from ltrbv.workflow.plan import anchor_factors, estimate, model_job_price
@@ -256,33 +257,42 @@ def test_a_measured_sub_model_or_trial_anchors_its_own_rule_and_train_model_s_fa
                 "trial sub": ("bag_submodel", "bl-mart", True), "trial": ("train_trial", "lambdamart", False)}
     work = {name: model_job_price(config, sizes, models, "demo", learner, rule, trial)[3]
             for name, (rule, learner, trial) in measured.items()}
+    work["study"] = model_job_price(config, sizes, models, "demo", "rf-point", "train_biasvar_twofold",
+                                    setting="subsample=0.3")[3]
     assert all(w > 0 for w in work.values())
     path = tmp_path / "anchors.json"
     path.write_text(json.dumps({"rows": [
         {"dataset": "demo", "learner": "lambdamart", "projected_s": 2 * work["model"]},  # rule: train_model
         {"dataset": "demo", "learner": "bl-mart", "projected_s": 3 * work["sub"]},  # a bag's: bag_submodel
         {"dataset": "demo", "learner": "bl-mart", "run": "trial", "projected_s": 7 * work["trial sub"]},
-        {"dataset": "demo", "learner": "lambdamart", "rule": "train_trial", "projected_s": 5 * work["trial"]}]}))
+        {"dataset": "demo", "learner": "lambdamart", "rule": "train_trial", "projected_s": 5 * work["trial"]},
+        {"dataset": "demo", "learner": "rf-point", "rule": "train_biasvar_twofold", "setting": "subsample=0.3",
+         "projected_s": 11 * work["study"]}]}))
     factors = anchor_factors([str(path)], config, sizes, models)
     assert factors == {("demo", "train_model", "xgboost", ""): pytest.approx(2.0, rel=1e-12),
                        ("demo", "bag_submodel", "bag-xgboost", ""): pytest.approx(3.0, rel=1e-12),
                        ("demo", "bag_submodel", "bag-xgboost", "trial run"): pytest.approx(7.0, rel=1e-12),
-                       ("demo", "train_trial", "xgboost", ""): pytest.approx(5.0, rel=1e-12)}
+                       ("demo", "train_trial", "xgboost", ""): pytest.approx(5.0, rel=1e-12),
+                       ("demo", "train_biasvar_twofold", "forest-point", "subsample=0.3"): pytest.approx(11.0,
+                                                                                              rel=1e-12)}
     jobs = {"model": (_job("train_model", "lambdamart", seed="1"), 2),
             "sub": (_job("bag_submodel", "bl-mart", run="seed1", k="2"), 3),
             "trial sub": (_job("bag_submodel", "bl-mart", run="trial2", k="4"), 7),
             "trial": (_job("train_trial", "lambdamart", trial="2"), 5),
             "bag run": (_job("train_bag", "bl-mart", run="seed1"), 2),
             "bag trial run": (_job("train_bag", "bl-mart", run="trial1"), 2),
-            "study": (_job("train_biasvar_twofold", "lambdamart", setting="base"), 2)}
+            "study": (_job("train_biasvar_twofold", "lambdamart", setting="base"), 2),
+            "measured study run": (_job("train_biasvar_twofold", "rf-point", setting="subsample=0.3"), 11),
+            "other scheme": (_job("train_biasvar_bootstrap", "rf-point", setting="subsample=0.3"), None)}
     before = {name: estimate([job], config, sizes, models).iloc[0] for name, (job, _) in jobs.items()}
     models.anchors = factors
     for name, (job, factor) in jobs.items():
         after = estimate([job], config, sizes, models).iloc[0]
         startup = models.startup.get(job.rule, models.startup_all)
         assert after["core_hours"] * 3600 - startup == pytest.approx(
-            factor * (before[name]["core_hours"] * 3600 - startup), rel=1e-9), name
-        assert f"anchored x{factor:.2f}" in after["source"], name
+            (factor or 1) * (before[name]["core_hours"] * 3600 - startup), rel=1e-9), name
+        assert ("anchored" in after["source"]) == (factor is not None), name
+        assert factor is None or f"anchored x{factor:.2f}" in after["source"], name
 
 
 def test_the_one_model_job_a_measurement_stands_for_is_priced_as_the_dry_run_s_jobs(tmp_path):
@@ -314,6 +324,17 @@ def test_the_one_model_job_a_measurement_stands_for_is_priced_as_the_dry_run_s_j
         assert all(described(job) == one for job in planned if job.get("fold") == planned[0].get("fold")), \
             (rule, trial_run)
     assert described(model_job(config, "demo", "bl-mart", "bag_submodel", True))[2] == "trial run"
+    for rule, learner, setting in (("train_biasvar_twofold", "lambdamart", "base"),
+                                   ("train_biasvar_twofold", "rf-point", "subsample=0.3"),
+                                   ("train_biasvar_bootstrap", "rf-point", "subsample=0.63")):
+        planned = [job for job in jobs if job.rule == rule and job.get("learner") == learner
+                   and job.get("setting") == setting and job.get("dataset") == "demo"]
+        assert len(planned) == 1, (rule, learner, setting)
+        one = model_job(config, "demo", learner, rule, setting=setting)
+        assert one == planned[0], (one, planned[0])
+        assert described(one) == described(planned[0])
+    assert described(model_job(config, "demo", "rf-point", "train_biasvar_bootstrap", setting="subsample=0.1"))[1][
+        "models"] == 5  # the run's B models
 
 
 def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_band(tmp_path):
@@ -404,6 +425,19 @@ def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_ban
      "row 1: rule bag_submodel with learner 'rf-point'"),
     ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "projected_s": 10}]}',
      "row 1: bag 'bl-mart' trains a run a job \\(jobs: run\\): no bag_submodel job of it is planned"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "setting": "subsample=0.3", "projected_s": 10}]}',
+     "row 1: a setting names a run of the bias-variance study"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "train_biasvar_twofold", "setting": "subsample=0.63",'
+     ' "projected_s": 10}]}', "row 1: the study makes no run of 'rf-point' at setting 'subsample=0.63' with scheme "
+     "twofold on demo"),
+    ('{"rows": [{"dataset": "demo", "learner": "lambdamart", "rule": "train_biasvar_bootstrap", "projected_s": 10}]}',
+     "row 1: the study makes no run of 'lambdamart' at setting 'base' with scheme bootstrap"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "train_biasvar_twofold", "setting": ["base"],'
+     ' "projected_s": 10}]}', r"row 1: setting \['base'\]: a study run's setting"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "train_biasvar_twofold", "setting": "",'
+     ' "projected_s": 10}]}', "row 1: setting '': a study run's setting"),
+    ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "rule": "train_biasvar_twofold", "projected_s": 10}]}',
+     "row 1: rule train_biasvar_twofold with learner 'bl-mart' \\(a bag\\)"),
     ('{"rows": {}}', "'rows' is not a list"),
     ('{"rows": [{"dataset": "mslr10k", "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set 'mslr10k'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-nothing", "projected_s": 10}]}', r"row 1: learner 'rf-nothing'"),

@@ -193,7 +193,7 @@ def _plan(args: argparse.Namespace) -> int:
         print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
         for (dataset, rule, family, variant), factor in sorted(models.anchors.items()):
             label = variant or ("(seed runs)" if family.startswith("bag-") else "(every variant)")
-            print(f"  {dataset:<12} {rule:<14} {family:<16} {label:<18} x{factor:.2f}")
+            print(f"  {dataset:<12} {rule:<23} {family:<16} {label:<18} x{factor:.2f}")
         print("  (a training rule of a family without its own measurement takes the family's train_model factor)")
         if spread.transfer_sd is None:
             print("  band: the calibration's (no rule and family with two measured learners to check a transfer on)")

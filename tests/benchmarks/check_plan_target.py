@@ -7,35 +7,39 @@
 
 The calibration runs (``calibrate_costs.py``) measure the workflow at 0.25-4% of a data set's training queries and
 check the fitted cost models on a held-out 16%; a plan prices the papers' data at 100%, 6x further out.  This
-script measures there.  For each ``DATASET:LEARNER[:RULE[:trial]]`` (default: each data set of the run with
-lambdamart-rand, lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them, as ``train_model``;
-each bag the config trains one sub-model a job (``jobs: submodel``), as ``bag_submodel``, and as ``bag_submodel``
-of a trial run where the variance trials run it; each built-in learner of the variance trials, as ``train_trial``)
-it
+script measures there.  For each ``DATASET:LEARNER[:RULE[:trial|:SETTING]]`` (default: each data set of the run
+with lambdamart-rand, lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them, as
+``train_model``; each bag the config trains one sub-model a job (``jobs: submodel``), as ``bag_submodel``, and as
+``bag_submodel`` of a trial run where the variance trials run it; each built-in learner of the variance trials, as
+``train_trial``; each run of the bias-variance study of a built-in learner, as ``train_biasvar_<scheme>`` at its
+setting) it
 
-* prices the rule's job of one model (``plan.model_job``: a ``train_model`` job on the data set's first fold, a
-  bag's sub-model of a seed run or, with ``:trial``, of a variance trial's run, a variance trial; RULE defaults to
-  ``bag_submodel`` for a bag, ``train_model`` otherwise)
+* prices the rule's job (``plan.model_job``: a ``train_model`` job of one model on the data set's first fold, a
+  bag's sub-model of a seed run or, with ``:trial``, of a variance trial's run, a variance trial, a study run at
+  SETTING (default ``base``), which fits the scheme's B or 2J models; RULE defaults to ``bag_submodel`` for a bag,
+  ``train_model`` otherwise)
   exactly as ``ltrbv plan`` does (``job_key``, ``job_features`` and the cost models fitted on ``--calibration``),
   at the published sizes (``--sizes``, or the data set's own files' sizes);
 * draws synthetic training and validation splits of that fold's published sizes, shaped like the data set (the
   calibration runs' generator, ``calibrate_costs.synthetic_entry``: features, documents per query, label shares),
   and fits the model as the job does (``make_learner``, ``fit_predict``, one thread, the config's parameters; a
   sub-model by ``Bag.fit_submodel`` on its ``sample_fraction`` of the queries (of the trial's share of them in a
-  trial run), a trial on its share of them, ``training_sets.trial_queries``) with its trees cut, at two tree
+  trial run), a trial on its share of them, ``training_sets.trial_queries``, a study run's first model on its
+  replicate's training set, ``training_sets.training_set``) with its trees cut, at two tree
   counts (``--boosting-rounds``, ``--forest-trees``): the cost a tree is the difference, the rest the model's
   fixed cost (making the DMatrix, the forest's column copies and binning, scoring; an MSLR-WEB10K RF-point fit
   0.8 CPU-s of fixed cost beside 2.3 a tree, so one fit would overstate its trees by a third).  A forest whose
   first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is fitted once: its fixed cost, counted
   with its trees, is then a few per cent of a tree;
-* projects the measured CPU time to the learner's ``n_estimators`` and prints it beside the plan's price:
+* projects the measured CPU time to the learner's ``n_estimators`` (times a study run's models) and prints it
+  beside the plan's price:
   error = planned / measured - 1.  A boosting model that stops early fits fewer rounds than ``n_estimators``:
   the plan prices the cap, and so does the projection;
 * checks the anchors leave-one-out: each model priced with the factor (projected / planned work) of the other
   measured learners of its rule and family on its data set, as ``ltrbv plan --anchors FILE`` prices them.
 
 ``--json FILE`` is what ``ltrbv plan --anchors`` reads (its rows' ``dataset``, ``learner``, ``rule``, ``run``,
-``projected_s``).
+``setting`` (a study run's), ``projected_s``).
 
 The fits run in this process after a warm-up fit on small data (numba's kernels loaded, untimed); CPU time by
 ``time.process_time``; the load is printed beside each fit.  Memory: the synthetic splits as float32 (Yahoo set
@@ -71,11 +75,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--calibration", nargs="+", required=True, help="calibration run folders (as ltrbv plan's)")
     parser.add_argument("--sizes", nargs="+", default=[], metavar="DATASET=NAME",
                         help="absent data sets' published sizes (as ltrbv plan --sizes)")
-    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER[:RULE[:trial]]",
+    parser.add_argument("--learners", nargs="+", metavar="DATASET:LEARNER[:RULE[:trial|:SETTING]]",
                         help="the models to check (default: each run data set with " + ", ".join(DEFAULT_LEARNERS) +
                         " (train_model), the bags trained a sub-model a job (bag_submodel, of a seed run and of a "
-                        "trial run where the variance trials run them) and the variance trials' built-in learners "
-                        "(train_trial)); RULE: train_model (default), train_trial, or bag_submodel for a bag, "
+                        "trial run where the variance trials run them), the variance trials' built-in learners "
+                        "(train_trial) and the study's runs of built-in learners (train_biasvar_<scheme>)); RULE: "
+                        "train_model (default), train_trial, train_biasvar_bootstrap or train_biasvar_twofold "
+                        "(SETTING: the run's, default base, e.g. subsample=0.5), or bag_submodel for a bag, "
                         "bag_submodel:trial for its sub-model in a trial run")
     parser.add_argument("--boosting-rounds", nargs=2, type=int, default=[5, 25], metavar=("A", "B"),
                         help="a boosting model's two round counts (A < B; default 5 25)")
@@ -94,10 +100,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     if not args.one_fit_above > 0:
         parser.error(f"--one-fit-above: a positive number of seconds, got {args.one_fit_above}")
     for item in args.learners or ():
-        if item.count(":") not in (1, 2, 3) or not all(item.split(":")) \
-                or (item.count(":") == 3 and not item.endswith(":bag_submodel:trial")):
-            parser.error(f"--learners: DATASET:LEARNER, DATASET:LEARNER:RULE or DATASET:BAG:bag_submodel:trial, "
-                         f"got {item!r}")
+        parts = item.split(":")
+        if len(parts) not in (2, 3, 4) or not all(parts) or (len(parts) == 4 and not (
+                parts[2:] == ["bag_submodel", "trial"] or parts[2].startswith("train_biasvar_"))):
+            parser.error(f"--learners: DATASET:LEARNER, DATASET:LEARNER:RULE, DATASET:BAG:bag_submodel:trial or "
+                         f"DATASET:LEARNER:train_biasvar_SCHEME:SETTING, got {item!r}")
     from ltrbv.workflow.sizes import size_mapping
 
     try:
@@ -118,31 +125,38 @@ def fitted_kind(config: dict, name: str) -> str:
     return config["learners"][entry["params"]["base"]]["kind"] if entry["kind"] == "bag" else entry["kind"]
 
 
-def default_models(config: dict) -> list[tuple[str, str, str, bool]]:
-    """(data set, learner, rule, trial run) of each run data set with :data:`DEFAULT_LEARNERS` (train_model), the
-    bags trained one sub-model a job (bag_submodel; also of a trial run where the variance trials run the bag) and
-    the variance trials' built-in learners (train_trial)."""
+def default_models(config: dict) -> list[tuple[str, str, str, bool, str | None]]:
+    """(data set, learner, rule, trial run, study setting) of each run data set with :data:`DEFAULT_LEARNERS`
+    (train_model), the bags trained one sub-model a job (bag_submodel; also of a trial run where the variance trials
+    run the bag), the variance trials' built-in learners (train_trial) and each run of the bias-variance study of a
+    built-in learner on its first study fold (train_biasvar_<scheme>, at its setting)."""
     from ltrbv.sections.bagging.grid import variance_settings
+    from ltrbv.sections.biasvar.grid import settings, study_datasets, study_folds, study_runs
 
     out = []
     for dataset in config["run"]["datasets"]:
         trials = (variance_settings(config, dataset) or {}).get("learners", ())
-        out += [(dataset, name, "train_model", False) for name in DEFAULT_LEARNERS if name in config["learners"]]
+        out += [(dataset, name, "train_model", False, None) for name in DEFAULT_LEARNERS if name in config["learners"]]
         for name, entry in config["learners"].items():
             if entry["kind"] == "bag" and entry.get("jobs") == "submodel" \
                     and fitted_kind(config, name) in ("random_forest", *BOOSTING):
-                out += [(dataset, name, "bag_submodel", False)] + ([(dataset, name, "bag_submodel", True)]
-                                                                   if name in trials else [])
-        out += [(dataset, name, "train_trial", False) for name in trials
+                out += [(dataset, name, "bag_submodel", False, None)] + (
+                    [(dataset, name, "bag_submodel", True, None)] if name in trials else [])
+        out += [(dataset, name, "train_trial", False, None) for name in trials
                 if config["learners"][name]["kind"] in ("random_forest", *BOOSTING)]
+        if settings(config) is not None and dataset in study_datasets(config):
+            fold = study_folds(config, dataset)[0]
+            out += [(dataset, name, f"train_biasvar_{scheme}", False, setting)
+                    for name, run_fold, setting, scheme in study_runs(config, dataset)
+                    if run_fold == fold and config["learners"][name]["kind"] in ("random_forest", *BOOSTING)]
     return out
 
 
-def chosen_models(config: dict, learners) -> list[tuple[str, str, str, bool]]:
-    """(data set, learner, rule, trial run) to check; an unknown name is refused with the config's names, a job no
-    planned job stands for (as ``ltrbv plan --anchors`` refuses its row, ``plan.measurement_problem``) before any
-    fit."""
-    from ltrbv.workflow.plan import measured_rule, measurement_problem
+def chosen_models(config: dict, learners) -> list[tuple[str, str, str, bool, str | None]]:
+    """(data set, learner, rule, trial run, study setting) to check; an unknown name is refused with the config's
+    names, a job no planned job stands for (as ``ltrbv plan --anchors`` refuses its row,
+    ``plan.measurement_problem``) before any fit."""
+    from ltrbv.workflow.plan import STUDY_TRAINING_RULES, measured_rule, measurement_problem
 
     if not learners:
         return default_models(config)
@@ -154,14 +168,17 @@ def chosen_models(config: dict, learners) -> list[tuple[str, str, str, bool]]:
             raise SystemExit(f"--learners: no data set {dataset!r} in the config ({', '.join(sorted(config['datasets']))})")
         if name not in config["learners"]:
             raise SystemExit(f"--learners: no learner {name!r} in the config")
+        setting = rule[1] if len(rule) == 2 and not trial_run else None
         rule = rule[0] if rule else measured_rule(config, name)
-        problem = measurement_problem(config, dataset, name, rule, trial_run)
+        if rule in STUDY_TRAINING_RULES and setting is None:
+            setting = "base"
+        problem = measurement_problem(config, dataset, name, rule, trial_run, setting)
         if problem:
             raise SystemExit(f"--learners {item}: {problem}")
         if fitted_kind(config, name) not in ("random_forest", *BOOSTING):
             raise SystemExit(f"--learners: {name} fits a {fitted_kind(config, name)}: only forests and boosting "
                              "are fitted here")
-        chosen.append((dataset, name, rule, trial_run))
+        chosen.append((dataset, name, rule, trial_run, setting))
     return chosen
 
 
@@ -182,9 +199,12 @@ def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
 def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config=None) -> float:
     """CPU seconds of one fit of ``trees`` trees as ``job``'s rule fits it (one thread): ``train_model``
     ``fit_predict`` on the training split, ``bag_submodel`` sub-model 0 on its sample of the queries
-    (``Bag.fit_submodel``; of trial 1's share of them in a trial run), ``train_trial`` on trial 1's share of them;
-    the samples drawn inside the timing, as the job draws them."""
+    (``Bag.fit_submodel``; of trial 1's share of them in a trial run), ``train_trial`` on trial 1's share of them,
+    a study rule's first replicate on its training set (a swept ``subsample`` relative to the original queries
+    turned into the forest's share of the set, as the rule does); the samples drawn inside the timing, as the job
+    draws them."""
     from ltrbv.learners import make_learner
+    from ltrbv.workflow.plan import STUDY_TRAINING_RULES
 
     params = {**params, "n_estimators": trees}
     rule = job.rule if job is not None else "train_model"
@@ -203,9 +223,28 @@ def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config
     else:
         if rule == "train_trial":
             train = train.subset_queries(trial_sample(config, job, train.n_queries, job.get("trial")))
+        elif rule in STUDY_TRAINING_RULES:
+            train, params = study_replicate(config, job, train, params)
         learner = make_learner(kind, params, random_state=1, n_threads=1)
         learner.fit_predict(train, vali, (vali,))
     return time.process_time() - start
+
+
+def study_replicate(config: dict, job, train, params: dict) -> tuple:
+    """A study job's first model: (its training set, its parameters), as rules biasvar_sample and train_biasvar_<scheme>
+    make them (the swept ``subsample`` of a forest, relative to the original queries, as the forest's share of the
+    set)."""
+    from ltrbv.learners.training_sets import per_tree_subsample, training_set
+    from ltrbv.sections.biasvar.grid import learner_spec, replicates, scheme_fraction
+
+    scheme = job.rule.removeprefix("train_biasvar_")
+    queries = training_set(scheme, replicates(config, scheme)[0], train.n_queries, scheme_fraction(config, scheme),
+                           config["seed"], job.get("dataset"), job.get("fold"))
+    subset = train.subset_queries(np.asarray(queries, dtype=np.int64))
+    sweep = learner_spec(config, job.get("learner"), job.get("setting"))["sweep"]
+    if sweep and sweep["relative_to_original"]:
+        params = {**params, "subsample": per_tree_subsample(float(sweep["value"]), train.n_queries, subset.n_queries)}
+    return subset, params
 
 
 def trial_sample(config: dict, job, n_queries: int, trial) -> np.ndarray:
@@ -223,13 +262,14 @@ def leave_one_out(rows: list[dict]) -> list[dict]:
     out = []
     for row in rows:
         group = ("dataset", "rule", "family", "variant")
-        others = [r for r in rows if r["learner"] != row["learner"]
+        others = [r for r in rows if (r["learner"], r.get("setting")) != (row["learner"], row.get("setting"))
                   and all(r.get(k, "") == row.get(k, "") for k in group)]
         if not others:
             continue
         factor = math.exp(sum(math.log(r["projected_s"] / r["planned_work_s"]) for r in others) / len(others))
         anchored = row["planned_work_s"] * factor
         out.append({"dataset": row["dataset"], "learner": row["learner"], "rule": row["rule"],
+                    **({"setting": row["setting"]} if row.get("setting") else {}),
                     "variant": row.get("variant", ""), "family": row["family"],
                     "factor": factor,
                     "anchored_s": anchored, "projected_s": row["projected_s"], "error": anchored / row["projected_s"] - 1})
@@ -249,19 +289,23 @@ def main(argv=None) -> int:
     pairs = chosen_models(config, args.learners)
     models = fit_models(calibration_costs(args.calibration), training_rules=MODEL_RULES)
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
-    rows, warmed = [], set()
-    for dataset, name, rule, trial_run in pairs:
-        job, key, price, work = model_job_price(config, sizes, models, dataset, name, rule, trial_run)
+    rows, warmed, splits = [], set(), {}
+    for dataset, name, rule, trial_run, setting in pairs:
+        job, key, price, work = model_job_price(config, sizes, models, dataset, name, rule, trial_run, setting)
         fold = job.get("fold")
-        kind, params, _ = _model_spec(job, config)
+        kind, params, n_models = _model_spec(job, config)  # n_models: a study run's B (or 2J), else 1
         n_trees = int(_trees(kind, params))
         entry = config["datasets"][dataset]
         train_size, vali_size = sizes(dataset, fold, "train"), sizes(dataset, fold, "vali")
-        print(f"{dataset} {name} ({rule}{', trial run' if trial_run else ''}): {train_size.docs:,} training documents ({train_size.queries:,} queries, "
+        what = rule + (", trial run" if trial_run else "") + (f", {setting}, {n_models:g} models" if setting else "")
+        print(f"{dataset} {name} ({what}): {train_size.docs:,} training documents ({train_size.queries:,} queries, "
               f"{published_name(dataset, mapping) or 'own files'}), {n_trees} trees planned at "
               f"{price['seconds']:.4g} CPU-s", flush=True)
-        train = synthetic_split(entry, train_size, 20261128, mapping, dataset)
-        vali = synthetic_split(entry, vali_size, 20261129, mapping, dataset)
+        if splits.get("key") != (dataset, fold):  # the same draw for every model of a fold: drawn once
+            splits.clear()
+            splits.update(key=(dataset, fold), train=synthetic_split(entry, train_size, 20261128, mapping, dataset),
+                          vali=synthetic_split(entry, vali_size, 20261129, mapping, dataset))
+        train, vali = splits["train"], splits["vali"]
         if (kind, key["family"]) not in warmed:  # numba's kernels (or XGBoost's first call) outside the timing
             small = type(train_size)(queries=30, docs=int(30 * train_size.list_length))
             warm = synthetic_split(entry, small, 1, mapping, dataset)
@@ -281,8 +325,9 @@ def main(argv=None) -> int:
             fixed = max(seconds[0] - per_tree * counts[0], 0.0)
         else:
             per_tree, fixed = seconds[0] / counts[0], 0.0
-        projected = fixed + per_tree * n_trees
+        projected = n_models * (fixed + per_tree * n_trees)  # a study run fits its models one after another
         row = {"dataset": dataset, "learner": name, "rule": rule, "run": "trial" if trial_run else "seed",
+               **({"setting": setting, "models": n_models} if setting else {}),
                "family": key["family"], "variant": anchor_variant(job, config), "train_docs": train_size.docs,
                "train_queries": train_size.queries, "trees": n_trees, "fits": dict(zip(map(str, counts), seconds)),
                "measured_per_tree_s": per_tree, "measured_fixed_s": fixed, "projected_s": projected,
@@ -297,7 +342,7 @@ def main(argv=None) -> int:
           "CPU-s | planned | error | planned low-high |\n|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         inside = r["planned_low_s"] <= r["projected_s"] <= r["planned_high_s"]
-        rule = r["rule"] + (" (trial run)" if r["run"] == "trial" else "")
+        rule = r["rule"] + (" (trial run)" if r["run"] == "trial" else "") + (f" {r['setting']}" if r.get("setting") else "")
         print(f"| {r['dataset']} | {r['learner']} | {rule} | {r['train_docs']:,} | {r['trees']} | {r['measured_per_tree_s']:.3g} | "
               f"{r['measured_fixed_s']:.3g} | {r['projected_s']:.4g} | {r['planned_s']:.4g} | {r['error']:+.1%} | "
               f"{r['planned_low_s']:.3g}-{r['planned_high_s']:.3g} ({'inside' if inside else 'outside'}) |")
@@ -307,7 +352,7 @@ def main(argv=None) -> int:
               "other measured learners, applied to this one's planned work):\n\n| data set | learner | rule | factor of "
               "the others | anchored price | projected | error |\n|---|---|---|---|---|---|---|")
         for r in loo:
-            print(f"| {r['dataset']} | {r['learner']} | {r['rule']} {r['variant']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
+            print(f"| {r['dataset']} | {r['learner']} | {r['rule']} {r.get('setting', '')} {r['variant']} | x{r['factor']:.2f} | {r['anchored_s']:.4g} | {r['projected_s']:.4g} | "
                   f"{r['error']:+.1%} |")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)

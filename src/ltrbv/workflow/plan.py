@@ -415,8 +415,9 @@ def anchor_variant(job: Job, config: dict) -> str:
 
 #: the training rules a full-size measurement can stand for: one model of the learner (``train_model``), one
 #: sub-model of a bag (``bag_submodel``: the bag's base on its ``sample_fraction`` of the queries), one variance trial
-#: (``train_trial``: the learner on the trial's share of the queries)
-MEASURED_RULES = ("train_model", "bag_submodel", "train_trial")
+#: (``train_trial``: the learner on the trial's share of the queries), one run of the bias-variance study
+#: (``train_biasvar_<scheme>``: the learner at one setting on each of the scheme's training sets)
+MEASURED_RULES = ("train_model", "bag_submodel", "train_trial", *STUDY_TRAINING_RULES)
 
 
 def measured_rule(config: dict, learner: str) -> str:
@@ -425,17 +426,22 @@ def measured_rule(config: dict, learner: str) -> str:
     return "bag_submodel" if config["learners"][learner]["kind"] == "bag" else "train_model"
 
 
-def measurement_problem(config: dict, dataset: str, learner: str, rule, trial_run: bool = False) -> str | None:
-    """Why a measurement of ``learner``'s ``rule`` job (of a trial run) on ``dataset`` stands for no job the config
-    plans, or None: ``rule`` not one of :data:`MEASURED_RULES`, a bag measured by other than a sub-model or a model
-    learner by a sub-model, a trial run of other than a bag's sub-model, a sub-model of a bag trained a run a job,
-    a trial (or a trial run's sub-model) of a learner that runs no variance trials on ``dataset``."""
+def measurement_problem(config: dict, dataset: str, learner: str, rule, trial_run: bool = False,
+                        setting: str | None = None) -> str | None:
+    """Why a measurement of ``learner``'s ``rule`` job (of a trial run; of a study run at ``setting``) on ``dataset``
+    stands for no job the config plans, or None: ``rule`` not one of :data:`MEASURED_RULES`, a bag measured by other
+    than a sub-model or a model learner by a sub-model, a trial run of other than a bag's sub-model, a sub-model of a
+    bag trained a run a job, a trial (or a trial run's sub-model) of a learner that runs no variance trials on
+    ``dataset``, a setting given to other than a study rule, a study run (learner, setting, scheme) the study does
+    not make on ``dataset``'s first study fold."""
     from ..sections.bagging.grid import variance_settings
     from ..sections.core.grid import bag_jobs
 
     kind = config["learners"][learner]["kind"]
     if rule not in MEASURED_RULES:
         return f"rule {rule!r} is not one of {', '.join(MEASURED_RULES)}"
+    if setting is not None and rule not in STUDY_TRAINING_RULES:
+        return f"a setting names a run of the bias-variance study ({', '.join(STUDY_TRAINING_RULES)}), not of {rule}"
     if (kind == "bag") != (rule == "bag_submodel"):
         return (f"rule {rule} with learner {learner!r} (a {kind}): a bag's measurement is one of its sub-models "
                 "(bag_submodel), any other learner's a model (train_model, train_trial)")
@@ -447,13 +453,38 @@ def measurement_problem(config: dict, dataset: str, learner: str, rule, trial_ru
     if (rule == "train_trial" or trial_run) \
             and learner not in (variance_settings(config, dataset) or {}).get("learners", ()):
         return f"{learner!r} runs no variance trials on {dataset} (bagging.variance_trials): no job would use it"
+    if rule in STUDY_TRAINING_RULES:
+        return _study_run_problem(config, dataset, learner, rule, setting)
     return None
 
 
-def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model", trial_run: bool = False) -> Job:
+def _study_run_problem(config: dict, dataset: str, learner: str, rule: str, setting: str | None) -> str | None:
+    """Why (learner, setting, the rule's scheme) is no run of the study on ``dataset``'s first study fold, or None."""
+    from ..sections.biasvar.grid import BASE_SETTING, settings, study_datasets, study_folds, study_runs, trained_here
+
+    setting = BASE_SETTING if setting is None else setting
+    if settings(config) is None or dataset not in study_datasets(config):
+        return f"the bias-variance study (biasvar) makes no run on {dataset}"
+    if learner not in trained_here(config):
+        return f"{learner!r} brings its own rule: no {rule} job of it is planned"
+    run = (learner, study_folds(config, dataset)[0], setting, rule.removeprefix("train_biasvar_"))
+    if run not in study_runs(config, dataset):
+        return (f"the study makes no run of {learner!r} at setting {setting!r} with scheme {run[3]} on {dataset} "
+                f"(fold {run[1]}; biasvar.sweep and biasvar.compare)")
+    return None
+
+
+def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model", trial_run: bool = False,
+              setting: str | None = None) -> Job:
     """The job of ``rule`` that fits one model of ``learner`` on ``dataset``: a seed run's on the first fold, a
     sub-model's (k = 0) of a bag's seed run (``trial_run``: of its trial 1 run, on the trials' fold), a variance
-    trial's on the trials' fold."""
+    trial's on the trials' fold; a study rule's, the run at ``setting`` (default ``base``) on the first study fold,
+    which fits the scheme's B (or 2J) models."""
+    if rule in STUDY_TRAINING_RULES:
+        from ..sections.biasvar.grid import BASE_SETTING, study_folds
+
+        return Job(rule, (("dataset", dataset), ("fold", study_folds(config, dataset)[0]), ("learner", learner),
+                          ("setting", BASE_SETTING if setting is None else setting)))
     fold = _first_fold(config, dataset)
     if rule == "train_trial" or trial_run:
         from ..sections.bagging.grid import variance_settings
@@ -466,10 +497,10 @@ def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model
 
 
 def model_job_price(config: dict, sizes: SizeTable, models: CostModels, dataset: str, learner: str,
-                    rule: str = "train_model", trial_run: bool = False) -> tuple:
+                    rule: str = "train_model", trial_run: bool = False, setting: str | None = None) -> tuple:
     """(job, key, price, work) of :func:`model_job` priced as :func:`estimate` prices it; ``work`` is the price
     without the rule's start-up."""
-    job = model_job(config, dataset, learner, rule, trial_run)
+    job = model_job(config, dataset, learner, rule, trial_run, setting)
     key = job_key(job, config)
     price = models.predict(key["rule"], key["family"], key["learner"], key["setting"], dataset,
                            job_features(job, config, sizes), variant=anchor_variant(job, config))
@@ -577,7 +608,10 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             if run not in ("seed", "trial"):
                 raise ValueError(f"{where}: run {run!r}: 'seed' (default), or 'trial' for a bag's sub-model of a "
                                  "variance trial's run")
-            problem = measurement_problem(config, dataset, learner, rule, run == "trial")
+            setting = row.get("setting")
+            if setting is not None and (not isinstance(setting, str) or not setting):
+                raise ValueError(f"{where}: setting {setting!r}: a study run's setting, e.g. 'base' or 'subsample=0.5'")
+            problem = measurement_problem(config, dataset, learner, rule, run == "trial", setting)
             if problem:
                 raise ValueError(f"{where}: {problem}")
             try:
@@ -587,9 +621,12 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
                 positive = False
             if not positive:
                 raise ValueError(f"{where}: projected_s must be a positive number, got {projected!r}")
-            job, key, _, work = model_job_price(config, sizes, models, dataset, learner, rule, run == "trial")
+            job, key, _, work = model_job_price(config, sizes, models, dataset, learner, rule, run == "trial",
+                                                setting)
             if work <= 0:
                 raise ValueError(f"{where}: the calibration prices no work for {learner}'s {rule} on {dataset}")
             group = ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), {})
-            group.setdefault(learner, []).append(math.log(projected / work))
+            # a study run at another setting is another model: a transfer check, as another learner would be
+            measured = learner if job.get("setting") in (None, "base") else f"{learner} ({job.get('setting')})"
+            group.setdefault(measured, []).append(math.log(projected / work))
     return ratios
