@@ -78,11 +78,12 @@ def test_unknown_names_are_refused_with_the_config_s_names(calibrations, tmp_pat
                               (["demo:rf-point:evaluate"], "rule 'evaluate' is not one of"),
                               (["demo:rf-point:bag_submodel"], "a bag's measurement is one of its sub-models"),
                               (["demo:bl-mart:train_model"], "a bag's measurement is one of its sub-models"),
-                              (["demo:bl-mart"], "trains a run a job"),
+                              (["demo:bl-mart:bag_submodel"], "trains a run a job"),
+                              (["demo:rf-point:train_bag"], "a bag's measurement is one of its sub-models"),
                               (["demo:lambdamart:train_trial"], "runs no variance trials"),
                               (["demo:rf-point:train_biasvar_twofold:subsample=0.63"], "the study makes no run of "
                                "'rf-point' at setting 'subsample=0.63' with scheme twofold"),
-                              (["demo:rf-point:train_biasvar_twofold:trial"], "a trial run's measurement is a bag's"),
+                              (["demo:rf-point:train_biasvar_twofold:trial"], "a trial run's measurement is a bag's sub-model or run"),
                               (["demo:rf-point:train_biasvar_thrice"], "rule 'train_biasvar_thrice' is not one of")):
         with pytest.raises(SystemExit, match=message):
             script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", *learners])
@@ -249,3 +250,45 @@ def test_a_study_run_is_fitted_on_its_first_training_set_and_projected_to_its_mo
     job = model_job(config, "demo", "rf-point", "train_biasvar_twofold", setting="subsample=0.3")
     planned = estimate([job], config, SizeTable(config), models)
     assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)
+
+
+def test_a_bag_run_is_its_first_sub_model_projected_to_the_bag_s_models(calibrations, tmp_path, monkeypatch):
+    """``demo:bl-mart`` (the demo trains it a run a job) measures a train_bag job: sub-model 0 on the bag's 67% of
+    the queries, projected to its 5 sub-models, priced as ltrbv plan prices the run; a bag trained a sub-model a job
+    refuses train_bag."""
+    import ltrbv.learners as learners
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
+
+    seen = []
+    real = learners.make_learner
+
+    def recording(kind, params, **kwargs):
+        learner = real(kind, params, **kwargs)
+        fit = learner.fit_predict
+        learner.fit_predict = lambda train, *a, **k: (seen.append((params["n_estimators"], train.n_queries)),
+                                                      fit(train, *a, **k))[1]
+        return learner
+
+    monkeypatch.setattr(learners, "make_learner", recording)
+    script = load_script(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "check.json"
+    assert script.main(["--configfile", str(DEMO), "--calibration", *calibrations, "--learners", "demo:bl-mart",
+                        "--boosting-rounds", "2", "4", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    config = expanded_config(yaml.safe_load(DEMO.read_text()))
+    n = SizeTable(config)("demo", "Fold1", "train").queries
+    assert [fit for fit in seen if fit[0] in (2, 4)] == [(2, round(0.67 * n)), (4, round(0.67 * n))]
+    assert (row["rule"], row["family"], row["trees"]) == ("train_bag", "bag-xgboost", 1000)
+    per_round = (row["fits"]["4"] - row["fits"]["2"]) / 2
+    assert row["projected_s"] == pytest.approx(5 * (max(row["fits"]["2"] - 2 * per_round, 0.0) + 1000 * per_round))
+    models = fit_models(calibration_costs(calibrations), training_rules=MODEL_RULES)
+    planned = estimate([model_job(config, "demo", "bl-mart", "train_bag")], config, SizeTable(config), models)
+    assert row["planned_s"] == pytest.approx(planned["core_hours"].sum() * 3600, rel=1e-12)
+    raw = yaml.safe_load(DEMO.read_text())
+    raw["learners"]["bl-mart"]["jobs"] = "submodel"
+    (tmp_path / "sub.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(SystemExit, match="trains a sub-model a job \\(jobs: submodel\\): no train_bag job"):
+        script.main(["--configfile", str(tmp_path / "sub.yaml"), "--calibration", *calibrations, "--learners",
+                     "demo:bl-mart:train_bag"])

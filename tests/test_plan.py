@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import yaml
@@ -302,8 +304,11 @@ def test_the_one_model_job_a_measurement_stands_for_is_priced_as_the_dry_run_s_j
     from ltrbv.workflow.plan import SizeTable, anchor_variant, dry_run, expanded_config, job_features, job_key, model_job
 
     raw = yaml.safe_load(DEMO.read_text())
-    raw["run"]["learners"] = ["lambdamart", "bl-mart"]
+    raw["run"]["learners"] = ["lambdamart", "bl-mart", "bl-run", "rf-bag"]
     raw["learners"]["bl-mart"]["jobs"] = "submodel"
+    raw["learners"]["bl-run"] = {**raw["learners"]["bl-mart"], "jobs": "run"}
+    raw["learners"]["rf-bag"] = {"kind": "bag", "jobs": "run", "params": {"base": "rf-point", "n_models": 2,
+                                                                           "sample_fraction": 0.5}}
     raw["bagging"] = {"variance_trials": {"baseline": "lambdamart", "n_trials": 2}}
     path = tmp_path / "trials.yaml"
     path.write_text(yaml.safe_dump(raw))
@@ -315,15 +320,20 @@ def test_the_one_model_job_a_measurement_stands_for_is_priced_as_the_dry_run_s_j
         return job_key(job, config), job_features(job, config, sizes), anchor_variant(job, config)
 
     for rule, learner, trial_run in (("train_model", "lambdamart", False), ("bag_submodel", "bl-mart", False),
-                                     ("bag_submodel", "bl-mart", True), ("train_trial", "lambdamart", False)):
+                                     ("bag_submodel", "bl-mart", True), ("train_trial", "lambdamart", False),
+                                     ("train_bag", "bl-run", False), ("train_bag", "rf-bag", False)):
         planned = [job for job in jobs if job.rule == rule and job.get("learner") == learner
                    and job.get("dataset") == "demo"
-                   and (rule != "bag_submodel" or job.get("run").startswith("trial") == trial_run)]
+                   and (rule not in ("bag_submodel", "train_bag") or job.get("run").startswith("trial") == trial_run)]
         assert planned, (rule, learner, trial_run)
         one = described(model_job(config, "demo", learner, rule, trial_run))
         assert all(described(job) == one for job in planned if job.get("fold") == planned[0].get("fold")), \
             (rule, trial_run)
     assert described(model_job(config, "demo", "bl-mart", "bag_submodel", True))[2] == "trial run"
+    assert described(model_job(config, "demo", "rf-bag", "train_bag"))[1:] == (
+        {"docs": pytest.approx(described(model_job(config, "demo", "rf-point"))[1]["docs"]), "list_length": pytest.approx(
+            described(model_job(config, "demo", "rf-point"))[1]["list_length"]), "trees": 100.0, "models": 2.0,
+         "inputs": 1.0}, "subsample=0.63, sample_fraction=0.5")
     for rule, learner, setting in (("train_biasvar_twofold", "lambdamart", "base"),
                                    ("train_biasvar_twofold", "rf-point", "subsample=0.3"),
                                    ("train_biasvar_bootstrap", "rf-point", "subsample=0.63")):
@@ -412,7 +422,7 @@ def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_ban
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": ["train_model"], "projected_s": 10}]}',
      r"row 1: rule \['train_model'\] is not one of"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "run": "trial", "projected_s": 10}]}',
-     "row 1: a trial run's measurement is a bag's sub-model, not train_model"),
+     "row 1: a trial run's measurement is a bag's sub-model or run, not train_model"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "run": "seed1", "projected_s": 10}]}', "row 1: run 'seed1'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": 1%s}]}' % ("0" * 400),
      "row 1: projected_s must be a positive"),
@@ -423,8 +433,10 @@ def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_ban
      "'bl-mart' \\(a bag\\)"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "bag_submodel", "projected_s": 10}]}',
      "row 1: rule bag_submodel with learner 'rf-point'"),
-    ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "projected_s": 10}]}',
+    ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "rule": "bag_submodel", "projected_s": 10}]}',
      "row 1: bag 'bl-mart' trains a run a job \\(jobs: run\\): no bag_submodel job of it is planned"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "train_bag", "projected_s": 10}]}',
+     "row 1: rule train_bag with learner 'rf-point'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "setting": "subsample=0.3", "projected_s": 10}]}',
      "row 1: a setting names a run of the bias-variance study"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "train_biasvar_twofold", "setting": "subsample=0.63",'
@@ -456,3 +468,97 @@ def test_a_bad_anchor_file_or_row_is_refused_naming_it(tmp_path, content, messag
     with pytest.raises(ValueError, match=message) as error:
         anchor_factors([str(path)], config, sizes, models)
     assert str(path) in str(error.value)
+
+
+def test_a_measured_bag_run_anchors_its_rule_and_a_forest_bag_s_sample_fraction(tmp_path):
+    """A train_bag row (a bag trained a run a job: its sub-models one after another) scales that bag's runs by its own
+    factor; a forest bag's anchor variant names its sample fraction, so a bag of another fraction keeps borrowing
+    train_model's factor of its forest (the fraction dropped), and a bag trained a sub-model a job refuses the row."""
+    import json
+
+    from ltrbv.workflow.plan import anchor_factors, estimate, model_job, model_job_price
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    config["learners"]["rf-bag"] = {"kind": "bag", "jobs": "run", "params": {
+        "base": "rf-point", "n_models": 2, "sample_fraction": 0.5, "combine": "mean"}}
+    config["learners"]["rf-bag-4"] = {"kind": "bag", "jobs": "run", "params": {
+        "base": "rf-point", "n_models": 2, "sample_fraction": 0.4, "combine": "mean"}}
+    work = {name: model_job_price(config, sizes, models, "demo", name, rule)[3]
+            for name, rule in (("bl-mart", "train_bag"), ("rf-bag", "train_bag"), ("rf-point", "train_model"))}
+    path = tmp_path / "anchors.json"
+    path.write_text(json.dumps({"rows": [
+        {"dataset": "demo", "learner": "bl-mart", "projected_s": 3 * work["bl-mart"]},  # its jobs: run, so train_bag
+        {"dataset": "demo", "learner": "rf-bag", "rule": "train_bag", "projected_s": 5 * work["rf-bag"]},
+        {"dataset": "demo", "learner": "rf-point", "projected_s": 2 * work["rf-point"]}]}))
+    factors = anchor_factors([str(path)], config, sizes, models)
+    assert factors == {("demo", "train_bag", "bag-xgboost", ""): pytest.approx(3.0, rel=1e-12),
+                       ("demo", "train_bag", "bag-forest-point", "subsample=0.63, sample_fraction=0.5"):
+                           pytest.approx(5.0, rel=1e-12),
+                       ("demo", "train_model", "forest-point", "subsample=0.63"): pytest.approx(2.0, rel=1e-12)}
+    models.anchors = factors
+    for learner, factor in (("bl-mart", 3), ("rf-bag", 5), ("rf-bag-4", 2)):
+        job = model_job(config, "demo", learner, "train_bag")
+        before = estimate([job], config, sizes, replace(models, anchors={})).iloc[0]
+        after = estimate([job], config, sizes, models).iloc[0]
+        startup = models.startup.get("train_bag", models.startup_all)
+        assert after["core_hours"] * 3600 - startup == pytest.approx(
+            factor * (before["core_hours"] * 3600 - startup), rel=1e-9), learner
+    config["learners"]["bl-mart"]["jobs"] = "submodel"
+    path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": "bl-mart", "rule": "train_bag",
+                                          "projected_s": 10}]}))
+    with pytest.raises(ValueError, match="row 1: bag 'bl-mart' trains a sub-model a job \\(jobs: submodel\\): no "
+                                         "train_bag job of it is planned"):
+        anchor_factors([str(path)], config, sizes, models)
+
+
+def test_a_measured_learner_s_jobs_are_priced_by_its_own_factor_with_the_repeats_spread(tmp_path):
+    """own_factors: each measured learner's own factor (the geometric mean of its rows) prices its jobs of that rule
+    on that data set ('measured' in the source), the group's factor (all rows' mean) the group's other learners
+    ('anchored'); repeat_sd, the pooled log-sd of a learner measured more than once, is the band of a job priced by
+    its own measurement (transfer_sd where nothing was measured twice)."""
+    import json
+    import math
+
+    from ltrbv.workflow.costs import measurement_name
+    from ltrbv.workflow.plan import estimate, job_features, job_key, model_job, model_job_price, read_anchors
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    for name in ("lambdamart-b", "lambdamart-c"):
+        config["learners"][name] = config["learners"]["lambdamart"]
+    work = {name: model_job_price(config, sizes, models, "demo", name)[3] for name in ("lambdamart", "lambdamart-b")}
+    path = tmp_path / "anchors.json"
+    rows = [("lambdamart", 2.0), ("lambdamart", 8.0), ("lambdamart-b", 3.0)]
+    path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": name, "projected_s": ratio * work[name]}
+                                         for name, ratio in rows]}))
+    factors, spread, own = read_anchors([str(path)], config, sizes, models)
+    group = ("demo", "train_model", "xgboost", "")
+    assert factors == {group: pytest.approx(48 ** (1 / 3), rel=1e-12)}
+    assert own == {(*group, "lambdamart"): pytest.approx(4.0, rel=1e-12),
+                   (*group, "lambdamart-b"): pytest.approx(3.0, rel=1e-12)}
+    assert spread.repeat_checks == 1 and spread.repeat_sd == pytest.approx(math.sqrt(2) * math.log(2), rel=1e-12)
+    assert measurement_name("rf-point", "subsample=0.3") == "rf-point (subsample=0.3)"
+    assert measurement_name("rf-point", "base") == measurement_name("rf-point", "") == "rf-point"
+
+    before = {name: estimate([model_job(config, "demo", name)], config, sizes, models).iloc[0]
+              for name in ("lambdamart", "lambdamart-b", "lambdamart-c")}
+    models.anchors, models.own_anchors = factors, own
+    models.anchor_sd, models.anchor_own_sd = spread.transfer_sd, spread.repeat_sd
+    startup = models.startup.get("train_model", models.startup_all)
+    for name, factor, label in (("lambdamart", 4.0, "measured x4.00"), ("lambdamart-b", 3.0, "measured x3.00"),
+                                ("lambdamart-c", 48 ** (1 / 3), "anchored x3.63")):
+        after = estimate([model_job(config, "demo", name)], config, sizes, models).iloc[0]
+        assert after["core_hours"] * 3600 - startup == pytest.approx(
+            factor * (before[name]["core_hours"] * 3600 - startup), rel=1e-9), name
+        assert label in after["source"], name
+    model = models.groups[("train_model", "xgboost")]
+    job = model_job(config, "demo", "lambdamart")
+    key = job_key(job, config)
+    plain, log_sd, _ = model.work((key["rule"], key["learner"], key["setting"], "demo"), job_features(job, config, sizes),
+                                  anchored_sd=spread.repeat_sd)
+    after = estimate([job], config, sizes, models).iloc[0]
+    assert after["high"] * 3600 - startup == pytest.approx(4.0 * plain * math.exp(log_sd), rel=1e-9)
+    models.anchor_own_sd = None  # nothing measured twice: the transfer's band
+    plain, log_sd, _ = model.work((key["rule"], key["learner"], key["setting"], "demo"), job_features(job, config, sizes),
+                                  anchored_sd=spread.transfer_sd)
+    after = estimate([job], config, sizes, models).iloc[0]
+    assert after["high"] * 3600 - startup == pytest.approx(4.0 * plain * math.exp(log_sd), rel=1e-9)

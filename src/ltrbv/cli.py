@@ -189,12 +189,18 @@ def _plan(args: argparse.Namespace) -> int:
     config = expanded_config(merged_config(args.configfile))
     sizes = SizeTable(config, results=Path("results"), mapping=mapping)
     if args.anchors:
-        models.anchors, spread = read_anchors(args.anchors, config, sizes, models)
+        models.anchors, spread, models.own_anchors = read_anchors(args.anchors, config, sizes, models)
         print("\nanchored at full size (a training job's work x the measured / the calibrated price of a model):")
         for (dataset, rule, family, variant), factor in sorted(models.anchors.items()):
             label = variant or ("(seed runs)" if family.startswith("bag-") else "(every variant)")
             print(f"  {dataset:<12} {rule:<23} {family:<16} {label:<18} x{factor:.2f}")
         print("  (a training rule of a family without its own measurement takes the family's train_model factor)")
+        print(f"  {len(models.own_anchors)} measured learners (a study run: at its setting) are priced by their own "
+              "factor, their group's factor prices the others ('measured' and 'anchored' in the table's source)")
+        models.anchor_own_sd = spread.repeat_sd
+        if spread.repeat_sd is not None:
+            print(f"  band of a measured learner's job: log-sd {spread.repeat_sd:.2f} (between repeated measurements "
+                  f"of a learner, {spread.repeat_checks} repeats)")
         if spread.transfer_sd is None:
             print("  band: the calibration's (no rule and family with two measured learners to check a transfer on)")
         else:

@@ -9,15 +9,15 @@ The calibration runs (``calibrate_costs.py``) measure the workflow at 0.25-4% of
 check the fitted cost models on a held-out 16%; a plan prices the papers' data at 100%, 6x further out.  This
 script measures there.  For each ``DATASET:LEARNER[:RULE[:trial|:SETTING]]`` (default: each data set of the run
 with lambdamart-rand, lambdamart, rf-list, rf-hybrid-l6 and rf-point, where the config has them, as
-``train_model``; each bag the config trains one sub-model a job (``jobs: submodel``), as ``bag_submodel``, and as
-``bag_submodel`` of a trial run where the variance trials run it; each built-in learner of the variance trials, as
-``train_trial``; each run of the bias-variance study of a built-in learner, as ``train_biasvar_<scheme>`` at its
-setting) it
+``train_model``; each bag of a forest or boosting, as its training rule, ``bag_submodel`` for one trained a
+sub-model a job (``jobs: submodel``) and ``train_bag`` for one trained a run a job, also of a trial run where the
+variance trials run it; each built-in learner of the variance trials, as ``train_trial``; each run of the
+bias-variance study of a built-in learner, as ``train_biasvar_<scheme>`` at its setting) it
 
 * prices the rule's job (``plan.model_job``: a ``train_model`` job of one model on the data set's first fold, a
-  bag's sub-model of a seed run or, with ``:trial``, of a variance trial's run, a variance trial, a study run at
-  SETTING (default ``base``), which fits the scheme's B or 2J models; RULE defaults to ``bag_submodel`` for a bag,
-  ``train_model`` otherwise)
+  bag's sub-model or run (all its sub-models) of a seed run or, with ``:trial``, of a variance trial's run, a
+  variance trial, a study run at SETTING (default ``base``), which fits the scheme's B or 2J models; RULE defaults
+  to a bag's training rule, ``train_model`` otherwise)
   exactly as ``ltrbv plan`` does (``job_key``, ``job_features`` and the cost models fitted on ``--calibration``),
   at the published sizes (``--sizes``, or the data set's own files' sizes);
 * draws synthetic training and validation splits of that fold's published sizes, shaped like the data set (the
@@ -31,8 +31,8 @@ setting) it
   0.8 CPU-s of fixed cost beside 2.3 a tree, so one fit would overstate its trees by a third).  A forest whose
   first fit takes more than ``--one-fit-above`` CPU-s a tree (RF-list) is fitted once: its fixed cost, counted
   with its trees, is then a few per cent of a tree;
-* projects the measured CPU time to the learner's ``n_estimators`` (times a study run's models) and prints it
-  beside the plan's price:
+* projects the measured CPU time to the learner's ``n_estimators`` (times a bag run's sub-models or a study run's
+  models: a bag run's fit is its sub-model 0, by ``Bag.fit_submodel``) and prints it beside the plan's price:
   error = planned / measured - 1.  A boosting model that stops early fits fewer rounds than ``n_estimators``:
   the plan prices the cap, and so does the projection;
 * checks the anchors leave-one-out: each model priced with the factor (projected / planned work) of the other
@@ -81,8 +81,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "trial run where the variance trials run them), the variance trials' built-in learners "
                         "(train_trial) and the study's runs of built-in learners (train_biasvar_<scheme>)); RULE: "
                         "train_model (default), train_trial, train_biasvar_bootstrap or train_biasvar_twofold "
-                        "(SETTING: the run's, default base, e.g. subsample=0.5), or bag_submodel for a bag, "
-                        "bag_submodel:trial for its sub-model in a trial run")
+                        "(SETTING: the run's, default base, e.g. subsample=0.5), or for a bag its rule, bag_submodel or "
+                        "train_bag (default: the one its jobs option plans), with :trial for its job in a trial run")
     parser.add_argument("--boosting-rounds", nargs=2, type=int, default=[5, 25], metavar=("A", "B"),
                         help="a boosting model's two round counts (A < B; default 5 25)")
     parser.add_argument("--forest-trees", nargs=2, type=int, default=[1, 3], metavar=("A", "B"),
@@ -102,9 +102,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     for item in args.learners or ():
         parts = item.split(":")
         if len(parts) not in (2, 3, 4) or not all(parts) or (len(parts) == 4 and not (
-                parts[2:] == ["bag_submodel", "trial"] or parts[2].startswith("train_biasvar_"))):
-            parser.error(f"--learners: DATASET:LEARNER, DATASET:LEARNER:RULE, DATASET:BAG:bag_submodel:trial or "
-                         f"DATASET:LEARNER:train_biasvar_SCHEME:SETTING, got {item!r}")
+                parts[2:] in (["bag_submodel", "trial"], ["train_bag", "trial"]) or parts[2].startswith("train_biasvar_"))):
+            parser.error(f"--learners: DATASET:LEARNER, DATASET:LEARNER:RULE, DATASET:BAG:bag_submodel:trial, "
+                         f"DATASET:BAG:train_bag:trial or DATASET:LEARNER:train_biasvar_SCHEME:SETTING, got {item!r}")
     from ltrbv.workflow.sizes import size_mapping
 
     try:
@@ -127,21 +127,22 @@ def fitted_kind(config: dict, name: str) -> str:
 
 def default_models(config: dict) -> list[tuple[str, str, str, bool, str | None]]:
     """(data set, learner, rule, trial run, study setting) of each run data set with :data:`DEFAULT_LEARNERS`
-    (train_model), the bags trained one sub-model a job (bag_submodel; also of a trial run where the variance trials
-    run the bag), the variance trials' built-in learners (train_trial) and each run of the bias-variance study of a
-    built-in learner on its first study fold (train_biasvar_<scheme>, at its setting)."""
+    (train_model), the bags of forests or boosting (their training rule, ``plan.measured_rule``; also of a trial run
+    where the variance trials run the bag), the variance trials' built-in learners (train_trial) and each run of the
+    bias-variance study of a built-in learner on its first study fold (train_biasvar_<scheme>, at its setting)."""
     from ltrbv.sections.bagging.grid import variance_settings
     from ltrbv.sections.biasvar.grid import settings, study_datasets, study_folds, study_runs
+    from ltrbv.workflow.plan import measured_rule
 
     out = []
     for dataset in config["run"]["datasets"]:
         trials = (variance_settings(config, dataset) or {}).get("learners", ())
         out += [(dataset, name, "train_model", False, None) for name in DEFAULT_LEARNERS if name in config["learners"]]
         for name, entry in config["learners"].items():
-            if entry["kind"] == "bag" and entry.get("jobs") == "submodel" \
-                    and fitted_kind(config, name) in ("random_forest", *BOOSTING):
-                out += [(dataset, name, "bag_submodel", False, None)] + (
-                    [(dataset, name, "bag_submodel", True, None)] if name in trials else [])
+            if entry["kind"] == "bag" and fitted_kind(config, name) in ("random_forest", *BOOSTING):
+                rule = measured_rule(config, name)
+                out += [(dataset, name, rule, False, None)] + ([(dataset, name, rule, True, None)]
+                                                              if name in trials else [])
         out += [(dataset, name, "train_trial", False, None) for name in trials
                 if config["learners"][name]["kind"] in ("random_forest", *BOOSTING)]
         if settings(config) is not None and dataset in study_datasets(config):
@@ -198,7 +199,8 @@ def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
 
 def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config=None) -> float:
     """CPU seconds of one fit of ``trees`` trees as ``job``'s rule fits it (one thread): ``train_model``
-    ``fit_predict`` on the training split, ``bag_submodel`` sub-model 0 on its sample of the queries
+    ``fit_predict`` on the training split, ``bag_submodel`` (and ``train_bag``, whose run's sub-models cost alike)
+    sub-model 0 on its sample of the queries
     (``Bag.fit_submodel``; of trial 1's share of them in a trial run), ``train_trial`` on trial 1's share of them,
     a study rule's first replicate on its training set (a swept ``subsample`` relative to the original queries
     turned into the forest's share of the set, as the rule does); the samples drawn inside the timing, as the job
@@ -209,7 +211,7 @@ def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config
     params = {**params, "n_estimators": trees}
     rule = job.rule if job is not None else "train_model"
     start = time.process_time()
-    if rule == "bag_submodel":
+    if rule in ("bag_submodel", "train_bag"):  # a bag's run: its sub-models one after another, each as sub-model 0
         from ltrbv.learners.bag import Bag
         from ltrbv.sections.core.grid import bag_spec
         from ltrbv.workflow.paths import run_seed_keys, run_trial

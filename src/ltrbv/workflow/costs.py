@@ -264,11 +264,21 @@ def held_out_exponent_error(rows: pd.DataFrame, group: tuple) -> float | None:
 
 #: the anchor variant of a bag's jobs in a variance trial's run (:func:`ltrbv.workflow.plan.anchor_variant`)
 TRIAL_RUN_VARIANT = "trial run"
+#: the part of a forest bag's anchor variant that names its sample of the queries (``sample_fraction=0.5``)
+SAMPLE_FRACTION_VARIANT = "sample_fraction="
+
+
+def measurement_name(learner: str, setting: str | None = "") -> str:
+    """What a full-size measurement measured, within its (data set, rule, family, variant): the learner, and the study
+    run's setting where it has one other than ``base`` (another setting is another model)."""
+    return learner if setting in (None, "", "base") else f"{learner} ({setting})"
 
 
 def model_variant(variant: str) -> str:
-    """The ``train_model`` variant a job's anchor variant borrows from: without the bag's trial run part."""
-    return ", ".join(part for part in variant.split(", ") if part and part != TRIAL_RUN_VARIANT)
+    """The ``train_model`` variant a job's anchor variant borrows from: without a bag's trial run and sample
+    fraction parts."""
+    return ", ".join(part for part in variant.split(", ")
+                     if part and part != TRIAL_RUN_VARIANT and not part.startswith(SAMPLE_FRACTION_VARIANT))
 
 
 @dataclass
@@ -289,14 +299,25 @@ class CostModels:
     #: added (in quadrature) for a job whose factor is borrowed from the family's ``train_model``: how far measured
     #: rules' factors lie from it; None keeps the calibration's extrapolation term for those jobs
     anchor_rule_sd: float | None = None
+    #: {(dataset, rule, learner family, variant, measurement_name): factor}: a measured learner's (study run's) own
+    #: factor, which prices its jobs in place of its group's (:func:`ltrbv.workflow.plan.read_anchors`)
+    own_anchors: dict = field(default_factory=dict)
+    #: the log-sd of a job priced by its own measurement: how far repeated measurements of one learner lie apart
+    #: (:func:`ltrbv.workflow.plan.anchor_spread`); None: ``anchor_sd``'s
+    anchor_own_sd: float | None = None
 
     def predict(self, rule: str, family: str, learner: str, setting: str, dataset: str, x: dict,
                 variant: str = "") -> dict:
         """CPU seconds of one job: ``{"seconds", "low", "high", "source"}``, ``low``/``high`` one log-sd apart;
         ``variant`` picks the job's anchor (:meth:`anchor`)."""
         model, fallback = self._model(rule, family)
-        factor, borrowed = self.anchor(rule, family, dataset, variant) or (None, False)
+        own = self.own_anchors.get((dataset, rule, family, variant, measurement_name(learner, setting))) \
+            if rule in self.training_rules and family else None
+        factor, borrowed = (own, False) if own is not None else (self.anchor(rule, family, dataset, variant)
+                                                                 or (None, False))
         anchored_sd = self.anchor_sd if factor is not None else None
+        if own is not None and self.anchor_own_sd is not None:
+            anchored_sd = self.anchor_own_sd
         if borrowed and anchored_sd is not None:
             anchored_sd = None if self.anchor_rule_sd is None else math.hypot(anchored_sd, self.anchor_rule_sd)
         work, sd, intercept = model.work((rule, learner, setting, dataset), x, anchored_sd=anchored_sd)
@@ -307,7 +328,7 @@ class CostModels:
             label = "calibrated" if intercept == "key" else f"calibrated: {intercept}"
         if factor is not None:
             work *= factor
-            label += f", anchored x{factor:.2f}"
+            label += f", {'measured' if own is not None else 'anchored'} x{factor:.2f}"
         startup = self.startup.get(rule, self.startup_all)
         return {"seconds": startup + work, "low": startup + work * math.exp(-sd),
                 "high": startup + work * math.exp(sd), "source": label}

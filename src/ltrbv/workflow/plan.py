@@ -32,7 +32,7 @@ from snakemake.utils import update_config
 
 from . import paths
 from .datasets import SPLITS, raw_file
-from .costs import TRIAL_RUN_VARIANT, CostModels, model_variant
+from .costs import SAMPLE_FRACTION_VARIANT, TRIAL_RUN_VARIANT, CostModels, measurement_name, model_variant
 from .dryrun import Job, job_counts, parse_jobs
 from .logs import CPU_LINE_PATTERN as CPU_LINE
 from .sections import SECTIONS
@@ -401,39 +401,49 @@ def anchor_variant(job: Job, config: dict) -> str:
     ``subsample`` (a tree's rows: RF-list's cost per row grows with them, so a factor measured at 63% does not
     carry to the 5% variants); '' for other jobs and learners (a boosting model's cost per round is linear in its
     documents, so its factor carries to its grid and, where they were not measured themselves, to its bag's
-    sub-models, trials and study replicates); and, for a bag's jobs, whether the run is a variance trial's
+    sub-models, trials and study replicates); for a forest bag's jobs, also its ``sample_fraction`` (its trees see
+    that share of the queries); and, for a bag's jobs, whether the run is a variance trial's
     (:data:`TRIAL_RUN_VARIANT`: its sub-models sample the trial's share of the queries, not the fold's)."""
     if job.rule not in MODEL_RULES or job.get("learner") not in config["learners"]:
         return ""
     kind, params, _ = _model_spec(job, config)
     parts = [f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"] \
         if kind == "random_forest" else []
+    if parts and job.rule in BAG_RULES:  # a forest bag's trees see its sample of the queries: rows as subsample's
+        from ..sections.core.grid import bag_spec
+
+        parts.append(f"{SAMPLE_FRACTION_VARIANT}{float(bag_spec(config, job.get('learner'))['sample_fraction'])!r}")
     if job.rule in BAG_RULES and job.get("run") and paths.run_trial(job.get("run")) is not None:
         parts.append(TRIAL_RUN_VARIANT)  # a bag's trial run: its sub-models sample the trial's share of the queries
     return ", ".join(parts)
 
 
 #: the training rules a full-size measurement can stand for: one model of the learner (``train_model``), one
-#: sub-model of a bag (``bag_submodel``: the bag's base on its ``sample_fraction`` of the queries), one variance trial
-#: (``train_trial``: the learner on the trial's share of the queries), one run of the bias-variance study
-#: (``train_biasvar_<scheme>``: the learner at one setting on each of the scheme's training sets)
-MEASURED_RULES = ("train_model", "bag_submodel", "train_trial", *STUDY_TRAINING_RULES)
+#: sub-model of a bag (``bag_submodel``: the bag's base on its ``sample_fraction`` of the queries), one run of a bag
+#: trained a run a job (``train_bag``: its sub-models one after another), one variance trial (``train_trial``: the
+#: learner on the trial's share of the queries), one run of the bias-variance study (``train_biasvar_<scheme>``: the
+#: learner at one setting on each of the scheme's training sets)
+MEASURED_RULES = ("train_model", *BAG_RULES, "train_trial", *STUDY_TRAINING_RULES)
 
 
 def measured_rule(config: dict, learner: str) -> str:
-    """The rule a measurement of ``learner`` stands for when it names none: a bag's ``bag_submodel``, else
-    ``train_model``."""
-    return "bag_submodel" if config["learners"][learner]["kind"] == "bag" else "train_model"
+    """The rule a measurement of ``learner`` stands for when it names none: a bag's training rule (``bag_submodel``
+    or ``train_bag``, as its ``jobs``), else ``train_model``."""
+    from ..sections.core.grid import bag_jobs
+
+    if config["learners"][learner]["kind"] != "bag":
+        return "train_model"
+    return "bag_submodel" if bag_jobs(config, learner) == "submodel" else "train_bag"
 
 
 def measurement_problem(config: dict, dataset: str, learner: str, rule, trial_run: bool = False,
                         setting: str | None = None) -> str | None:
     """Why a measurement of ``learner``'s ``rule`` job (of a trial run; of a study run at ``setting``) on ``dataset``
     stands for no job the config plans, or None: ``rule`` not one of :data:`MEASURED_RULES`, a bag measured by other
-    than a sub-model or a model learner by a sub-model, a trial run of other than a bag's sub-model, a sub-model of a
-    bag trained a run a job, a trial (or a trial run's sub-model) of a learner that runs no variance trials on
-    ``dataset``, a setting given to other than a study rule, a study run (learner, setting, scheme) the study does
-    not make on ``dataset``'s first study fold."""
+    than its training rule or a model learner by a bag's, a trial run of other than a bag's job, a sub-model of a
+    bag trained a run a job or a run of one trained a sub-model a job, a trial (or a trial run's bag job) of a
+    learner that runs no variance trials on ``dataset``, a setting given to other than a study rule, a study run
+    (learner, setting, scheme) the study does not make on ``dataset``'s first study fold."""
     from ..sections.bagging.grid import variance_settings
     from ..sections.core.grid import bag_jobs
 
@@ -442,14 +452,14 @@ def measurement_problem(config: dict, dataset: str, learner: str, rule, trial_ru
         return f"rule {rule!r} is not one of {', '.join(MEASURED_RULES)}"
     if setting is not None and rule not in STUDY_TRAINING_RULES:
         return f"a setting names a run of the bias-variance study ({', '.join(STUDY_TRAINING_RULES)}), not of {rule}"
-    if (kind == "bag") != (rule == "bag_submodel"):
+    if (kind == "bag") != (rule in BAG_RULES):
         return (f"rule {rule} with learner {learner!r} (a {kind}): a bag's measurement is one of its sub-models "
-                "(bag_submodel), any other learner's a model (train_model, train_trial)")
-    if trial_run and rule != "bag_submodel":
-        return f"a trial run's measurement is a bag's sub-model, not {rule}"
-    if rule == "bag_submodel" and bag_jobs(config, learner) != "submodel":
-        return (f"bag {learner!r} trains a run a job (jobs: {bag_jobs(config, learner)}): no bag_submodel job of it is "
-                "planned")
+                "(bag_submodel) or runs (train_bag), any other learner's a model (train_model, train_trial, a study's)")
+    if trial_run and rule not in BAG_RULES:
+        return f"a trial run's measurement is a bag's sub-model or run, not {rule}"
+    if rule in BAG_RULES and rule != measured_rule(config, learner):
+        return (f"bag {learner!r} trains {'a run' if bag_jobs(config, learner) == 'run' else 'a sub-model'} a job "
+                f"(jobs: {bag_jobs(config, learner)}): no {rule} job of it is planned")
     if (rule == "train_trial" or trial_run) \
             and learner not in (variance_settings(config, dataset) or {}).get("learners", ()):
         return f"{learner!r} runs no variance trials on {dataset} (bagging.variance_trials): no job would use it"
@@ -478,8 +488,9 @@ def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model
               setting: str | None = None) -> Job:
     """The job of ``rule`` that fits one model of ``learner`` on ``dataset``: a seed run's on the first fold, a
     sub-model's (k = 0) of a bag's seed run (``trial_run``: of its trial 1 run, on the trials' fold), a variance
-    trial's on the trials' fold; a study rule's, the run at ``setting`` (default ``base``) on the first study fold,
-    which fits the scheme's B (or 2J) models."""
+    trial's on the trials' fold; a bag's run (``train_bag``: its sub-models one after another) and a study rule's,
+    the run at ``setting`` (default ``base``) on the first study fold, which fits the scheme's B (or 2J) models, fit
+    several."""
     if rule in STUDY_TRAINING_RULES:
         from ..sections.biasvar.grid import BASE_SETTING, study_folds
 
@@ -491,7 +502,7 @@ def model_job(config: dict, dataset: str, learner: str, rule: str = "train_model
 
         fold = (variance_settings(config, dataset) or {}).get("fold", fold)
     run = paths.trial_run(1) if trial_run else paths.SEED_RUN.format(seed=0)
-    extra = {"train_model": (("seed", "0"),), "bag_submodel": (("run", run), ("k", "0")),
+    extra = {"train_model": (("seed", "0"),), "bag_submodel": (("run", run), ("k", "0")), "train_bag": (("run", run),),
              "train_trial": (("trial", "1"),)}[rule]
     return Job(rule, (("dataset", dataset), ("fold", fold), ("learner", learner), *extra))
 
@@ -520,11 +531,22 @@ def anchor_factors(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     return read_anchors(paths, config, sizes, models)[0]
 
 
-def read_anchors(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> tuple[dict, AnchorSpread]:
-    """(:func:`anchor_factors`, :func:`anchor_spread`) from one reading of the anchor files."""
+def read_anchors(paths: list[str], config: dict, sizes: SizeTable,
+                 models: CostModels) -> tuple[dict, AnchorSpread, dict]:
+    """(:func:`anchor_factors`, :func:`anchor_spread`, :func:`own_factors`) from one reading of the anchor files."""
     ratios = _anchor_ratios(paths, config, sizes, models)
     means = _group_means(ratios)
-    return {group: math.exp(mean) for group, mean in means.items()}, _spread(ratios, means)
+    own = {(*group, name): math.exp(_mean(logs)) for group, names in ratios.items() for name, logs in names.items()}
+    return {group: math.exp(mean) for group, mean in means.items()}, _spread(ratios, means), own
+
+
+def own_factors(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
+    """{(dataset, rule, family, variant, measurement name): factor}: each measured learner's (a study run's: at its
+    setting, :func:`~ltrbv.workflow.costs.measurement_name`) own factor, the geometric mean of its rows' ratios; it
+    prices that learner's jobs of the rule and variant on the data set (:attr:`CostModels.own_anchors`), its
+    group's factor (:func:`anchor_factors`) the group's other learners.  A job measured itself no longer carries a
+    factor from another learner: its price is its measurement."""
+    return read_anchors(paths, config, sizes, models)[2]
 
 
 def _group_means(ratios: dict) -> dict:
@@ -540,6 +562,8 @@ class AnchorSpread:
     transfer_checks: int
     rule_sd: float | None       # from train_model's factor to another rule's (bag sub-models, trials) of the family
     rule_checks: int
+    repeat_sd: float | None = None  # between repeated measurements of one learner
+    repeat_checks: int = 0
 
 
 def _rms(errors: list[float]) -> float | None:
@@ -555,9 +579,13 @@ def anchor_spread(paths: list[str], config: dict, sizes: SizeTable, models: Cost
       (:attr:`CostModels.anchor_sd`), since it no longer extrapolates but carries a factor to its learner;
     * ``rule_sd``: the root mean square, over every measured rule other than ``train_model`` whose family (a bag's:
       its base's) and forest variant also has a measured ``train_model`` factor, of the log of their ratio: added
-      for a job that borrows ``train_model``'s factor (:attr:`CostModels.anchor_rule_sd`).
+      for a job that borrows ``train_model``'s factor (:attr:`CostModels.anchor_rule_sd`);
+    * ``repeat_sd``: the pooled standard deviation of the log ratios of a learner measured more than once (rows of
+      several runs), over ``repeat_checks`` = the rows beyond each learner's first: the log-sd of a job priced by
+      its own measurement (:attr:`CostModels.anchor_own_sd`).
 
-    Either is None where no such pair was measured (the calibration's extrapolation term is then kept)."""
+    Each is None where no such pair was measured (the calibration's extrapolation term is then kept; for a job
+    measured itself, ``transfer_sd``)."""
     return read_anchors(paths, config, sizes, models)[1]
 
 
@@ -573,7 +601,13 @@ def _spread(ratios: dict, means: dict) -> AnchorSpread:
         model = means.get((dataset, "train_model", family.removeprefix("bag-"), model_variant(variant)))
         if rule != "train_model" and model is not None:
             rules.append(mean - model)
-    return AnchorSpread(_rms(transfer), len(transfer), _rms(rules), len(rules))
+    squares, degrees = 0.0, 0
+    for names in ratios.values():
+        for logs in names.values():
+            squares += sum((v - _mean(logs)) ** 2 for v in logs)
+            degrees += len(logs) - 1
+    repeat = math.sqrt(squares / degrees) if degrees else None
+    return AnchorSpread(_rms(transfer), len(transfer), _rms(rules), len(rules), repeat, degrees)
 
 
 def _mean(values: list[float]) -> float:
@@ -586,7 +620,8 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
     bag's sub-model where the bag trains a run a job, a trial where the config runs none)."""
     import json
 
-    models = replace(models, anchors={}, anchor_sd=None, anchor_rule_sd=None)  # priced as calibrated: never compounded
+    models = replace(models, anchors={}, anchor_sd=None, anchor_rule_sd=None, own_anchors={},
+                     anchor_own_sd=None)  # priced as calibrated: never compounded
     ratios: dict = {}
     for path in paths:
         try:
@@ -606,7 +641,7 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
                 raise ValueError(f"{where}: learner {learner!r} is not a learner of the config")
             rule, run = row.get("rule", measured_rule(config, learner)), row.get("run", "seed")
             if run not in ("seed", "trial"):
-                raise ValueError(f"{where}: run {run!r}: 'seed' (default), or 'trial' for a bag's sub-model of a "
+                raise ValueError(f"{where}: run {run!r}: 'seed' (default), or 'trial' for a bag's job of a "
                                  "variance trial's run")
             setting = row.get("setting")
             if setting is not None and (not isinstance(setting, str) or not setting):
@@ -627,6 +662,5 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
                 raise ValueError(f"{where}: the calibration prices no work for {learner}'s {rule} on {dataset}")
             group = ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), {})
             # a study run at another setting is another model: a transfer check, as another learner would be
-            measured = learner if job.get("setting") in (None, "base") else f"{learner} ({job.get('setting')})"
-            group.setdefault(measured, []).append(math.log(projected / work))
+            group.setdefault(measurement_name(learner, job.get("setting")), []).append(math.log(projected / work))
     return ratios
