@@ -23,6 +23,25 @@ def load_script(monkeypatch):
     return module
 
 
+def record_fits(monkeypatch) -> list:
+    """Every fit of a learner the script makes (``make_learner``'s, a bag's sub-models too), as (kind, n_estimators,
+    subsample, training queries), in order."""
+    import ltrbv.learners as learners
+
+    seen = []
+    real = learners.make_learner
+
+    def recording(kind, params, **kwargs):
+        learner = real(kind, params, **kwargs)
+        fit = learner.fit_predict
+        learner.fit_predict = lambda train, *a, **k: (seen.append((kind, params["n_estimators"], params.get(
+            "subsample"), train.n_queries)), fit(train, *a, **k))[1]
+        return learner
+
+    monkeypatch.setattr(learners, "make_learner", recording)
+    return seen
+
+
 @pytest.fixture
 def calibrations(tmp_path):
     """Two calibration runs of the demo config with rf-point's training work a known law of its documents."""
@@ -152,7 +171,6 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
     same on the trial's share of the queries, priced as a trial run's; ``demo:lambdamart:train_trial`` fits the
     learner on the trial's share and prices a ``train_trial`` job; the default set names them (bags trained a
     sub-model a job, the variance trials' learners)."""
-    import ltrbv.learners as learners
     from ltrbv.workflow.costs import fit_models
     from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
 
@@ -162,17 +180,7 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
     raw["bagging"] = {"variance_trials": {"baseline": "lambdamart-rand", "fraction": 0.5, "n_trials": 2,
                                           "learners": ["lambdamart", "bl-mart"]}}
     config_path.write_text(yaml.safe_dump(raw))
-    seen = []
-    real = learners.make_learner
-
-    def recording(kind, params, **kwargs):
-        learner = real(kind, params, **kwargs)
-        fit = learner.fit_predict
-        learner.fit_predict = lambda train, *a, **k: (seen.append((kind, params["n_estimators"], train.n_queries)),
-                                                      fit(train, *a, **k))[1]
-        return learner
-
-    monkeypatch.setattr(learners, "make_learner", recording)
+    seen = record_fits(monkeypatch)
     script = load_script(monkeypatch)
     monkeypatch.chdir(tmp_path)
     config = expanded_config(yaml.safe_load(config_path.read_text()))
@@ -189,7 +197,7 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
                                                                  "trial run"),
         ("lambdamart", "train_trial", "seed", "xgboost", "")]
     n = SizeTable(config)("demo", "Fold1", "train").queries
-    timed = [(kind, trees, queries) for kind, trees, queries in seen if trees in (2, 4)]  # the warm-ups fit 1 tree
+    timed = [(kind, trees, queries) for kind, trees, _, queries in seen if trees in (2, 4)]  # the warm-ups fit 1 tree
     sub, trial, trial_sub = round(0.67 * n), round(0.5 * n), round(0.67 * round(0.5 * n))
     assert timed == [("xgboost", 2, sub), ("xgboost", 4, sub), ("xgboost", 2, trial_sub), ("xgboost", 4, trial_sub),
                      ("xgboost", 2, trial), ("xgboost", 4, trial)]
@@ -207,22 +215,11 @@ def test_a_study_run_is_fitted_on_its_first_training_set_and_projected_to_its_mo
     p turned into the forest's share of the half (p x all queries / the half's), as the rule does; the projection is
     the scheme's 2J models' and the price ltrbv plan's of the study job; a run the study does not make is refused;
     the default set names every study run of a built-in learner."""
-    import ltrbv.learners as learners
     from ltrbv.learners.training_sets import training_set
     from ltrbv.workflow.costs import fit_models
     from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
 
-    seen = []
-    real = learners.make_learner
-
-    def recording(kind, params, **kwargs):
-        learner = real(kind, params, **kwargs)
-        fit = learner.fit_predict
-        learner.fit_predict = lambda train, *a, **k: (seen.append((kind, params["n_estimators"], params.get(
-            "subsample"), train.n_queries)), fit(train, *a, **k))[1]
-        return learner
-
-    monkeypatch.setattr(learners, "make_learner", recording)
+    seen = record_fits(monkeypatch)
     script = load_script(monkeypatch)
     monkeypatch.chdir(tmp_path)
     config = expanded_config(yaml.safe_load(DEMO.read_text()))
@@ -256,21 +253,10 @@ def test_a_bag_run_is_its_first_sub_model_projected_to_the_bag_s_models(calibrat
     """``demo:bl-mart`` (the demo trains it a run a job) measures a train_bag job: sub-model 0 on the bag's 67% of
     the queries, projected to its 5 sub-models, priced as ltrbv plan prices the run; a bag trained a sub-model a job
     refuses train_bag."""
-    import ltrbv.learners as learners
     from ltrbv.workflow.costs import fit_models
     from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
 
-    seen = []
-    real = learners.make_learner
-
-    def recording(kind, params, **kwargs):
-        learner = real(kind, params, **kwargs)
-        fit = learner.fit_predict
-        learner.fit_predict = lambda train, *a, **k: (seen.append((params["n_estimators"], train.n_queries)),
-                                                      fit(train, *a, **k))[1]
-        return learner
-
-    monkeypatch.setattr(learners, "make_learner", recording)
+    seen = record_fits(monkeypatch)
     script = load_script(monkeypatch)
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "check.json"
@@ -279,7 +265,8 @@ def test_a_bag_run_is_its_first_sub_model_projected_to_the_bag_s_models(calibrat
     (row,) = json.loads(out.read_text())["rows"]
     config = expanded_config(yaml.safe_load(DEMO.read_text()))
     n = SizeTable(config)("demo", "Fold1", "train").queries
-    assert [fit for fit in seen if fit[0] in (2, 4)] == [(2, round(0.67 * n)), (4, round(0.67 * n))]
+    assert [(trees, queries) for _, trees, _, queries in seen if trees in (2, 4)] == [(2, round(0.67 * n)),
+                                                                                   (4, round(0.67 * n))]
     assert (row["rule"], row["family"], row["trees"]) == ("train_bag", "bag-xgboost", 1000)
     per_round = (row["fits"]["4"] - row["fits"]["2"]) / 2
     assert row["projected_s"] == pytest.approx(5 * (max(row["fits"]["2"] - 2 * per_round, 0.0) + 1000 * per_round))
