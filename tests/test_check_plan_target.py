@@ -25,7 +25,7 @@ def load_script(monkeypatch):
 
 def record_fits(monkeypatch) -> list:
     """Every fit of a learner the script makes (``make_learner``'s, a bag's sub-models too), as (kind, n_estimators,
-    subsample, training queries), in order."""
+    subsample, training queries, their qids), in order."""
     import ltrbv.learners as learners
 
     seen = []
@@ -35,7 +35,7 @@ def record_fits(monkeypatch) -> list:
         learner = real(kind, params, **kwargs)
         fit = learner.fit_predict
         learner.fit_predict = lambda train, *a, **k: (seen.append((kind, params["n_estimators"], params.get(
-            "subsample"), train.n_queries)), fit(train, *a, **k))[1]
+            "subsample"), train.n_queries, tuple(train.qids))), fit(train, *a, **k))[1]
         return learner
 
     monkeypatch.setattr(learners, "make_learner", recording)
@@ -197,7 +197,7 @@ def test_a_sub_model_and_a_trial_are_fitted_on_their_sample_and_priced_as_their_
                                                                  "trial run"),
         ("lambdamart", "train_trial", "seed", "xgboost", "")]
     n = SizeTable(config)("demo", "Fold1", "train").queries
-    timed = [(kind, trees, queries) for kind, trees, _, queries in seen if trees in (2, 4)]  # the warm-ups fit 1 tree
+    timed = [(kind, trees, queries) for kind, trees, _, queries, _ in seen if trees in (2, 4)]  # the warm-ups fit 1 tree
     sub, trial, trial_sub = round(0.67 * n), round(0.5 * n), round(0.67 * round(0.5 * n))
     assert timed == [("xgboost", 2, sub), ("xgboost", 4, sub), ("xgboost", 2, trial_sub), ("xgboost", 4, trial_sub),
                      ("xgboost", 2, trial), ("xgboost", 4, trial)]
@@ -213,8 +213,8 @@ def test_a_study_run_is_fitted_on_its_first_training_set_and_projected_to_its_mo
                                                                                       monkeypatch):
     """``demo:rf-point:train_biasvar_twofold:subsample=0.3`` fits rf-point on the first two-fold half with the swept
     p turned into the forest's share of the half (p x all queries / the half's), as the rule does; the projection is
-    the scheme's 2J models' and the price ltrbv plan's of the study job; a run the study does not make is refused;
-    the default set names every study run of a built-in learner."""
+    the scheme's 2J models' and the price ltrbv plan's of the study job; the default set names every study run of a
+    built-in learner (a run the study does not make is refused: test_unknown_names_are_refused_...)."""
     from ltrbv.learners.training_sets import training_set
     from ltrbv.workflow.costs import fit_models
     from ltrbv.workflow.plan import MODEL_RULES, SizeTable, calibration_costs, estimate, expanded_config, model_job
@@ -236,10 +236,13 @@ def test_a_study_run_is_fitted_on_its_first_training_set_and_projected_to_its_mo
     assert (row["rule"], row["setting"], row["models"], row["variant"]) == (
         "train_biasvar_twofold", "subsample=0.3", 6, "subsample=0.3")
     n = SizeTable(config)("demo", "Fold1", "train").queries
-    half = training_set("twofold", "1a", n, 0.5, config["seed"], "demo", "Fold1").size
+    first = training_set("twofold", "1a", n, 0.5, config["seed"], "demo", "Fold1")  # the run's first training set
+    half = first.size
     assert 0 < half < n
-    timed = [(kind, trees, subsample, queries) for kind, trees, subsample, queries in seen if trees in (2, 6)]
+    timed = [(kind, trees, subsample, queries) for kind, trees, subsample, queries, _ in seen if trees in (2, 6)]
     assert timed == [("random_forest", trees, pytest.approx(0.3 * n / half), half) for trees in (2, 6)]
+    # its queries, in its order (the synthetic split's qids are the query numbers)
+    assert {qids for _, trees, _, _, qids in seen if trees in (2, 6)} == {tuple(str(q) for q in first)}
     per_tree = (row["fits"]["6"] - row["fits"]["2"]) / 4
     fixed = max(row["fits"]["2"] - 2 * per_tree, 0.0)
     assert row["projected_s"] == pytest.approx(6 * (fixed + 100 * per_tree))
@@ -265,8 +268,8 @@ def test_a_bag_run_is_its_first_sub_model_projected_to_the_bag_s_models(calibrat
     (row,) = json.loads(out.read_text())["rows"]
     config = expanded_config(yaml.safe_load(DEMO.read_text()))
     n = SizeTable(config)("demo", "Fold1", "train").queries
-    assert [(trees, queries) for _, trees, _, queries in seen if trees in (2, 4)] == [(2, round(0.67 * n)),
-                                                                                   (4, round(0.67 * n))]
+    assert [(trees, queries) for _, trees, _, queries, _ in seen if trees in (2, 4)] == [(2, round(0.67 * n)),
+                                                                                      (4, round(0.67 * n))]
     assert (row["rule"], row["family"], row["trees"]) == ("train_bag", "bag-xgboost", 1000)
     per_round = (row["fits"]["4"] - row["fits"]["2"]) / 2
     assert row["projected_s"] == pytest.approx(5 * (max(row["fits"]["2"] - 2 * per_round, 0.0) + 1000 * per_round))

@@ -345,6 +345,11 @@ def test_the_one_model_job_a_measurement_stands_for_is_priced_as_the_dry_run_s_j
         assert described(one) == described(planned[0])
     assert described(model_job(config, "demo", "rf-point", "train_biasvar_bootstrap", setting="subsample=0.1"))[1][
         "models"] == 5  # the run's B models
+    # a study forest's variant is the share of the fold's queries a tree draws: a sweep's p (of the original
+    # queries), the base setting's subsample of the run's training set (two-fold: half of them)
+    assert [described(model_job(config, "demo", "rf-point", rule, setting=setting))[2] for rule, setting in (
+        ("train_biasvar_twofold", "base"), ("train_biasvar_twofold", "subsample=0.3"),
+        ("train_biasvar_bootstrap", "subsample=0.63"))] == ["subsample=0.315", "subsample=0.3", "subsample=0.63"]
 
 
 def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_band(tmp_path):
@@ -450,6 +455,16 @@ def test_the_anchors_spread_is_the_leave_one_out_error_and_an_anchored_job_s_ban
      ' "projected_s": 10}]}', "row 1: setting '': a study run's setting"),
     ('{"rows": [{"dataset": "demo", "learner": "bl-mart", "rule": "train_biasvar_twofold", "projected_s": 10}]}',
      "row 1: rule train_biasvar_twofold with learner 'bl-mart' \\(a bag\\)"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": 10}, {"dataset": "demo", "learner": '
+     '"lambdamart", "projected_s": 10}, {"dataset": "demo", "learner": "rf-point", "projected_s": 10}]}',
+     "row 3: repeats --anchors .*, row 1 \\(the same measurement twice\\)"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "trees": 7, "projected_s": 10}]}',
+     "row 1: measured for trees 7, but the config's train_model job of rf-point has 100: measure it again"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "trees": true, "projected_s": 10}]}',
+     "row 1: measured for trees True"),
+    ('{"rows": [{"dataset": "demo", "learner": "rf-point", "rule": "train_biasvar_twofold", "setting": "subsample=0.3",'
+     ' "models": 4, "projected_s": 10}]}', "row 1: measured for models 4, but the config's train_biasvar_twofold job "
+     "of rf-point has 6"),
     ('{"rows": {}}', "'rows' is not a list"),
     ('{"rows": [{"dataset": "mslr10k", "learner": "rf-point", "projected_s": 10}]}', r"row 1: data set 'mslr10k'"),
     ('{"rows": [{"dataset": "demo", "learner": "rf-nothing", "projected_s": 10}]}', r"row 1: learner 'rf-nothing'"),
@@ -513,7 +528,7 @@ def test_a_measured_bag_run_anchors_its_rule_and_a_forest_bag_s_sample_fraction(
 
 def test_a_measured_learner_s_jobs_are_priced_by_its_own_factor_with_the_repeats_spread(tmp_path):
     """own_factors: each measured learner's own factor (the geometric mean of its rows) prices its jobs of that rule
-    on that data set ('measured' in the source), the group's factor (all rows' mean) the group's other learners
+    on that data set ('measured' in the source), the group's factor (the mean of its learners') the group's other learners
     ('anchored'); repeat_sd, the pooled log-sd of a learner measured more than once, is the band of a job priced by
     its own measurement (transfer_sd where nothing was measured twice)."""
     import json
@@ -532,7 +547,7 @@ def test_a_measured_learner_s_jobs_are_priced_by_its_own_factor_with_the_repeats
                                          for name, ratio in rows]}))
     factors, spread, own = read_anchors([str(path)], config, sizes, models)
     group = ("demo", "train_model", "xgboost", "")
-    assert factors == {group: pytest.approx(48 ** (1 / 3), rel=1e-12)}
+    assert factors == {group: pytest.approx(12 ** 0.5, rel=1e-12)}  # the learners' means, each learner once
     assert own == {(*group, "lambdamart"): pytest.approx(4.0, rel=1e-12),
                    (*group, "lambdamart-b"): pytest.approx(3.0, rel=1e-12)}
     assert spread.repeat_checks == 1 and spread.repeat_sd == pytest.approx(math.sqrt(2) * math.log(2), rel=1e-12)
@@ -545,7 +560,7 @@ def test_a_measured_learner_s_jobs_are_priced_by_its_own_factor_with_the_repeats
     models.anchor_sd, models.anchor_own_sd = spread.transfer_sd, spread.repeat_sd
     startup = models.startup.get("train_model", models.startup_all)
     for name, factor, label in (("lambdamart", 4.0, "measured x4.00"), ("lambdamart-b", 3.0, "measured x3.00"),
-                                ("lambdamart-c", 48 ** (1 / 3), "anchored x3.63")):
+                                ("lambdamart-c", 12 ** 0.5, "anchored x3.46")):
         after = estimate([model_job(config, "demo", name)], config, sizes, models).iloc[0]
         assert after["core_hours"] * 3600 - startup == pytest.approx(
             factor * (before[name]["core_hours"] * 3600 - startup), rel=1e-9), name
@@ -562,3 +577,63 @@ def test_a_measured_learner_s_jobs_are_priced_by_its_own_factor_with_the_repeats
                                   anchored_sd=spread.transfer_sd)
     after = estimate([job], config, sizes, models).iloc[0]
     assert after["high"] * 3600 - startup == pytest.approx(4.0 * plain * math.exp(log_sd), rel=1e-9)
+
+
+def test_an_anchor_file_given_twice_is_refused(tmp_path):
+    import json
+
+    from ltrbv.workflow.plan import anchor_factors
+
+    config, sizes, models = _anchor_setup(tmp_path)
+    path = tmp_path / "anchors.json"
+    path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": "rf-point", "projected_s": 10}]}))
+    assert anchor_factors([str(path)], config, sizes, models)
+    with pytest.raises(ValueError, match="the same file as .*anchors.json, given twice"):
+        anchor_factors([str(path), str(tmp_path / "." / "anchors.json")], config, sizes, models)
+
+
+def test_ltrbv_plan_prices_a_measured_learner_by_its_own_factor_and_prints_its_band(tmp_path, monkeypatch, capsys):
+    """``ltrbv plan --anchors``: a learner measured twice is priced by its own factor ('measured x4.00' in the
+    table), the band of its jobs is the repeats' spread (printed), the group's factor prices the others."""
+    import json
+    import math
+
+    from ltrbv.workflow.plan import SizeTable, expanded_config, model_job_price
+    from ltrbv.workflow.costs import fit_models
+    from ltrbv.workflow.plan import MODEL_RULES, calibration_costs
+
+    runs = []
+    for queries in (40, 160):
+        work = {("train_model", learner, seed): factor * (queries * 20) ** 1.1
+                for learner, factor in (("rf-point", 1e-4), ("lambdamart", 4e-4)) for seed in (1, 2)}
+        runs.append(str(calibration_run(tmp_path / f"q{queries}", queries, 20, work)))
+    config = expanded_config(yaml.safe_load(DEMO.read_text()))
+    models = fit_models(calibration_costs(runs), training_rules=MODEL_RULES)
+    work = model_job_price(config, SizeTable(config), models, "demo", "lambdamart")[3]
+    path = tmp_path / "anchors.json"
+    path.write_text(json.dumps({"rows": [{"dataset": "demo", "learner": "lambdamart", "projected_s": r * work}
+                                         for r in (2.0, 8.0)]}))
+    monkeypatch.chdir(tmp_path)
+    assert main(["plan", "--configfile", str(DEMO), "--placeholders", "--calibration", *runs, "--anchors",
+                 str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 measured learners" in out
+    assert f"band of a measured learner's job: log-sd {math.sqrt(2) * math.log(2):.2f}" in out
+    rows = [line for line in out.splitlines() if " train_model " in line and " lambdamart " in line]
+    assert rows and all("measured x4.00" in line for line in rows)
+    # its band is the repeats' spread (sqrt(2) log 2 beside the residual), not the calibration's extrapolation
+    from ltrbv.workflow.plan import job_features, job_key, model_job
+
+    job = model_job(config, "demo", "lambdamart")
+    key = job_key(job, config)
+    model = models.groups[("train_model", "xgboost")]
+    x = job_features(job, config, SizeTable(config))
+    startup = models.startup.get("train_model", models.startup_all)
+
+    def band(**anchored):  # high / low of the job, start-up included, as the plan prints it
+        plain, sd, _ = model.work((key["rule"], key["learner"], key["setting"], "demo"), x, **anchored)
+        return (startup + 4 * plain * math.exp(sd)) / (startup + 4 * plain * math.exp(-sd))
+
+    _, low, high = (float(v) for v in rows[0].split()[-3:])
+    assert high / low == pytest.approx(band(anchored_sd=math.sqrt(2) * math.log(2)), rel=0.02)
+    assert abs(high / low / band() - 1) > 0.1  # not the calibration's extrapolated band

@@ -329,7 +329,7 @@ def main(argv=None) -> int:
             per_tree, fixed = seconds[0] / counts[0], 0.0
         projected = n_models * (fixed + per_tree * n_trees)  # a study run fits its models one after another
         row = {"dataset": dataset, "learner": name, "rule": rule, "run": "trial" if trial_run else "seed",
-               **({"setting": setting, "models": n_models} if setting else {}),
+               **({"setting": setting} if setting else {}), "models": n_models,
                "family": key["family"], "variant": anchor_variant(job, config), "train_docs": train_size.docs,
                "train_queries": train_size.queries, "trees": n_trees, "fits": dict(zip(map(str, counts), seconds)),
                "measured_per_tree_s": per_tree, "measured_fixed_s": fixed, "projected_s": projected,

@@ -398,17 +398,17 @@ def estimate(jobs: list[Job], config: dict, sizes: SizeTable, models: CostModels
 
 def anchor_variant(job: Job, config: dict) -> str:
     """What besides its family and data set a model job's anchor must share with the measured model: a forest's
-    ``subsample`` (a tree's rows: RF-list's cost per row grows with them, so a factor measured at 63% does not
-    carry to the 5% variants); '' for other jobs and learners (a boosting model's cost per round is linear in its
-    documents, so its factor carries to its grid and, where they were not measured themselves, to its bag's
-    sub-models, trials and study replicates); for a forest bag's jobs, also its ``sample_fraction`` (its trees see
+    ``subsample`` as a share of the fold's training queries (a tree's rows: RF-list's cost per row grows with them,
+    so a factor measured at 63% does not carry to the 5% variants; a study run's, :func:`_tree_share`); '' for
+    other jobs and learners (a boosting model's cost per round is linear in its documents, so its factor carries to
+    its grid and, where they were not measured themselves, to its bag's sub-models, trials and study runs); for a
+    forest bag's jobs, also its ``sample_fraction`` (its trees see
     that share of the queries); and, for a bag's jobs, whether the run is a variance trial's
     (:data:`TRIAL_RUN_VARIANT`: its sub-models sample the trial's share of the queries, not the fold's)."""
     if job.rule not in MODEL_RULES or job.get("learner") not in config["learners"]:
         return ""
     kind, params, _ = _model_spec(job, config)
-    parts = [f"subsample={float(params.get('subsample', _default(kind, 'subsample')))!r}"] \
-        if kind == "random_forest" else []
+    parts = [f"subsample={_tree_share(job, config, kind, params)!r}"] if kind == "random_forest" else []
     if parts and job.rule in BAG_RULES:  # a forest bag's trees see its sample of the queries: rows as subsample's
         from ..sections.core.grid import bag_spec
 
@@ -416,6 +416,21 @@ def anchor_variant(job: Job, config: dict) -> str:
     if job.rule in BAG_RULES and job.get("run") and paths.run_trial(job.get("run")) is not None:
         parts.append(TRIAL_RUN_VARIANT)  # a bag's trial run: its sub-models sample the trial's share of the queries
     return ", ".join(parts)
+
+
+def _tree_share(job: Job, config: dict, kind: str, params: dict) -> float:
+    """A forest's ``subsample`` as a share of the fold's training queries, which a tree of the job draws: the
+    learner's own, or, for a study run, its sweep value where that is a share of the original queries (``relative_to:
+    original``), else its share of the run's training sets (the scheme's fraction of the queries)."""
+    share = float(params.get("subsample", _default(kind, "subsample")))
+    if job.rule not in STUDY_TRAINING_RULES:
+        return share
+    from ..sections.biasvar.grid import learner_spec, scheme_fraction
+
+    sweep = learner_spec(config, job.get("learner"), job.get("setting"))["sweep"]
+    if sweep and sweep["relative_to_original"]:
+        return share
+    return share * scheme_fraction(config, job.rule.removeprefix("train_biasvar_"))
 
 
 #: the training rules a full-size measurement can stand for: one model of the learner (``train_model``), one
@@ -550,8 +565,9 @@ def own_factors(paths: list[str], config: dict, sizes: SizeTable, models: CostMo
 
 
 def _group_means(ratios: dict) -> dict:
-    """Each (dataset, rule, family, variant) group's mean log ratio over all its rows."""
-    return {group: _mean([v for values in learners.values() for v in values]) for group, learners in ratios.items()}
+    """Each (dataset, rule, family, variant) group's mean log ratio: the mean of its measured learners' means (a
+    learner measured twice weighs as one)."""
+    return {group: _mean([_mean(values) for values in learners.values()]) for group, learners in ratios.items()}
 
 
 @dataclass(frozen=True)
@@ -617,13 +633,21 @@ def _mean(values: list[float]) -> float:
 def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: CostModels) -> dict:
     """{(dataset, rule, family, variant): {learner: [log(projected / calibrated work)]}} of the anchor files' rows,
     each checked: a bad file or row is refused, naming it, and so is a row that no job of the config would use (a
-    bag's sub-model where the bag trains a run a job, a trial where the config runs none)."""
+    bag's sub-model where the bag trains a run a job, a trial where the config runs none), a row measured for other
+    trees or models than the job now has, a file given twice and a row repeating an earlier one (a measurement
+    counted twice would narrow the repeats' spread and weigh its learner twice)."""
     import json
 
     models = replace(models, anchors={}, anchor_sd=None, anchor_rule_sd=None, own_anchors={},
                      anchor_own_sd=None)  # priced as calibrated: never compounded
     ratios: dict = {}
+    seen_paths: dict = {}
+    seen_rows: dict = {}
     for path in paths:
+        resolved = Path(path).resolve()
+        if resolved in seen_paths:
+            raise ValueError(f"--anchors {path}: the same file as {seen_paths[resolved]}, given twice")
+        seen_paths[resolved] = path
         try:
             rows = json.loads(Path(path).read_text())["rows"]
         except (OSError, ValueError, KeyError, TypeError) as error:
@@ -634,6 +658,10 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
             where = f"--anchors {path}, row {i + 1}"
             if not isinstance(row, dict):
                 raise ValueError(f"{where}: not an object")
+            text = json.dumps(row, sort_keys=True)
+            if text in seen_rows:
+                raise ValueError(f"{where}: repeats {seen_rows[text]} (the same measurement twice)")
+            seen_rows[text] = f"--anchors {path}, row {i + 1}"
             dataset, learner, projected = row.get("dataset"), row.get("learner"), row.get("projected_s")
             if not isinstance(dataset, str) or dataset not in config["datasets"]:
                 raise ValueError(f"{where}: data set {dataset!r} is not in the config")
@@ -660,6 +688,12 @@ def _anchor_ratios(paths: list[str], config: dict, sizes: SizeTable, models: Cos
                                                 setting)
             if work <= 0:
                 raise ValueError(f"{where}: the calibration prices no work for {learner}'s {rule} on {dataset}")
+            kind, params, n_models = _model_spec(job, config)
+            for name, planned in (("trees", _trees(kind, params)), ("models", n_models)):
+                if name in row and not (not isinstance(row[name], bool) and isinstance(row[name], (int, float))
+                                        and row[name] == planned):
+                    raise ValueError(f"{where}: measured for {name} {row[name]!r}, but the config's {rule} job of "
+                                     f"{learner} has {planned:g}: measure it again")
             group = ratios.setdefault((dataset, rule, key["family"], anchor_variant(job, config)), {})
             # a study run at another setting is another model: a transfer check, as another learner would be
             group.setdefault(measurement_name(learner, job.get("setting")), []).append(math.log(projected / work))
