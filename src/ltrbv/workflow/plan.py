@@ -402,9 +402,9 @@ def anchor_variant(job: Job, config: dict) -> str:
     so a factor measured at 63% does not carry to the 5% variants; a study run's, :func:`_tree_share`); '' for
     other jobs and learners (a boosting model's cost per round is linear in its documents, so its factor carries to
     its grid and, where they were not measured themselves, to its bag's sub-models, trials and study runs); for a
-    forest bag's jobs, also its ``sample_fraction`` (its trees see
-    that share of the queries); and, for a bag's jobs, whether the run is a variance trial's
-    (:data:`TRIAL_RUN_VARIANT`: its sub-models sample the trial's share of the queries, not the fold's)."""
+    forest bag's jobs, also its ``sample_fraction`` (its trees see that share of the queries); and, for a bag's
+    jobs, whether the run is a variance trial's (:data:`TRIAL_RUN_VARIANT`: its sub-models sample the trial's share
+    of the queries, not the fold's)."""
     if job.rule not in MODEL_RULES or job.get("learner") not in config["learners"]:
         return ""
     kind, params, _ = _model_spec(job, config)
