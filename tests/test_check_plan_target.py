@@ -151,6 +151,10 @@ def test_leave_one_out_prices_each_model_with_the_factor_of_its_family_s_other_m
     assert out[("d", "a")]["factor"] == pytest.approx((8.0 * 3.0) ** 0.5)
     assert out[("d", "a")]["anchored_s"] == pytest.approx(100.0 * 24 ** 0.5)
     assert out[("d", "c")]["error"] == pytest.approx(10.0 * (2.0 * 8.0) ** 0.5 / 30.0 - 1)
+    # a learner measured twice weighs as one (its rows' mean), as ltrbv plan's group factor
+    again = {**model, "dataset": "d", "learner": "b", "planned_work_s": 10.0, "projected_s": 20.0}
+    out = {(r["dataset"], r["learner"]): r for r in script.leave_one_out(rows + [again]) if r["rule"] == "train_model"}
+    assert out[("d", "a")]["factor"] == pytest.approx((4.0 * 3.0) ** 0.5)
 
 
 def test_a_forest_of_slow_trees_is_fitted_once(calibrations, tmp_path, monkeypatch):

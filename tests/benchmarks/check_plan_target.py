@@ -200,9 +200,8 @@ def synthetic_split(entry: dict, size, seed: int, mapping: dict, name: str):
 def timed_fit(kind: str, params: dict, trees: int, train, vali, job=None, config=None) -> float:
     """CPU seconds of one fit of ``trees`` trees as ``job``'s rule fits it (one thread): ``train_model``
     ``fit_predict`` on the training split, ``bag_submodel`` (and ``train_bag``, whose run's sub-models cost alike)
-    sub-model 0 on its sample of the queries
-    (``Bag.fit_submodel``; of trial 1's share of them in a trial run), ``train_trial`` on trial 1's share of them,
-    a study rule's first replicate on its training set (a swept ``subsample`` relative to the original queries
+    sub-model 0 on its sample of the queries (``Bag.fit_submodel``; of trial 1's share of them in a trial run),
+    ``train_trial`` on trial 1's share of them, a study rule's first replicate on its training set (a swept ``subsample`` relative to the original queries
     turned into the forest's share of the set, as the rule does); the samples drawn inside the timing, as the job
     draws them."""
     from ltrbv.learners import make_learner
@@ -264,11 +263,16 @@ def leave_one_out(rows: list[dict]) -> list[dict]:
     out = []
     for row in rows:
         group = ("dataset", "rule", "family", "variant")
-        others = [r for r in rows if (r["learner"], r.get("setting")) != (row["learner"], row.get("setting"))
-                  and all(r.get(k, "") == row.get(k, "") for k in group)]
+        others: dict = {}  # the other measured learners' log ratios (a study run at another setting is another model)
+        for r in rows:
+            if (r["learner"], r.get("setting")) != (row["learner"], row.get("setting")) \
+                    and all(r.get(k, "") == row.get(k, "") for k in group):
+                others.setdefault((r["learner"], r.get("setting")), []).append(math.log(r["projected_s"] /
+                                                                                         r["planned_work_s"]))
         if not others:
             continue
-        factor = math.exp(sum(math.log(r["projected_s"] / r["planned_work_s"]) for r in others) / len(others))
+        # the mean of the other learners' own means, each learner once: ltrbv plan's group factor
+        factor = math.exp(sum(sum(logs) / len(logs) for logs in others.values()) / len(others))
         anchored = row["planned_work_s"] * factor
         out.append({"dataset": row["dataset"], "learner": row["learner"], "rule": row["rule"],
                     **({"setting": row["setting"]} if row.get("setting") else {}),
@@ -295,7 +299,7 @@ def main(argv=None) -> int:
     for dataset, name, rule, trial_run, setting in pairs:
         job, key, price, work = model_job_price(config, sizes, models, dataset, name, rule, trial_run, setting)
         fold = job.get("fold")
-        kind, params, n_models = _model_spec(job, config)  # n_models: a study run's B (or 2J), else 1
+        kind, params, n_models = _model_spec(job, config)  # n_models: a bag run's sub-models, a study run's B or 2J
         n_trees = int(_trees(kind, params))
         entry = config["datasets"][dataset]
         train_size, vali_size = sizes(dataset, fold, "train"), sizes(dataset, fold, "vali")
